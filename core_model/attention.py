@@ -1,0 +1,89 @@
+"""Multi-head attention that hands back its weights, with every stage recorded."""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from .masks import apply_mask, masked_softmax
+from .positional import alibi_bias, rope_rotate
+from .trace import record, scale_scores
+
+
+def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None):
+    """softmax(QKᵀ/√d_k + bias, masked) V for q [b, h, q, d], k and v [b, h, k, d] → (z, weights).
+
+    Records scores before scaling, after scaling (and any position bias), after the mask, and
+    after softmax, the split points a teacher wants to show one by one.
+    """
+    scores = q @ k.transpose(-2, -1)  # [b, h, q, k]
+    record(module, "scores", scores)
+    scaled = scores / math.sqrt(q.shape[-1]) if scale else scores
+    if bias is not None:
+        scaled = scaled + bias  # [b, h, q, k]
+    record(module, "scores_scaled", scaled)
+    masked = apply_mask(scaled, mask)
+    record(module, "scores_masked", masked)
+    weights = masked_softmax(masked)  # [b, h, q, k]
+    record(module, "pattern", weights)
+    z = (dropout(weights) if dropout is not None else weights) @ v  # [b, h, q, d]
+    record(module, "z", z)
+    return z, weights
+
+
+class MultiHeadAttention(nn.Module):
+    """Self- or cross-attention with separate Q, K, V and output projections (W_Q, W_K, W_V, W_O)."""
+
+    def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
+                 positional: str = "none", base: float = 10000.0):
+        super().__init__()
+        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)
+        self.positional, self.base = positional, base  # only "rope" and "alibi" matter here
+
+    def split(self, x: torch.Tensor) -> torch.Tensor:
+        b, n, _ = x.shape  # [b, n, d_model]
+        return x.view(b, n, self.n_heads, self.d_head).transpose(1, 2)  # [b, h, n, d_head]
+
+    def keys_values(self, x, memory, q_pos, cache):
+        """K and V [b, h, k, d_head] from x (self) or memory (cross), through the cache if given."""
+        if memory is not None:  # cross-attention: the memory does not change between steps
+            if cache is not None and "k" in cache:
+                return cache["k"], cache["v"]
+            k, v = self.split(self.k_proj(memory)), self.split(self.v_proj(memory))
+        else:
+            k, v = self.split(self.k_proj(x)), self.split(self.v_proj(x))
+            if self.positional == "rope":
+                k = rope_rotate(k, q_pos, self.base)
+            if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
+                k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
+        if cache is not None:
+            cache["k"], cache["v"] = k, v
+        return k, v
+
+    def forward(self, x, memory=None, mask=None, start: int = 0, cache: dict | None = None):
+        """x [b, q, d]; memory [b, k, d] for cross-attention (None = self); → (out [b, q, d], weights).
+
+        `start` is the absolute position of x's first token; `cache` keeps keys and values
+        between decoding steps (self-attention appends, cross-attention computes them once).
+        """
+        q_pos = torch.arange(start, start + x.shape[1])
+        q = self.split(self.q_proj(x))  # [b, h, q, d_head]
+        k, v = self.keys_values(x, memory, q_pos, cache)
+        bias = None
+        if memory is None and self.positional == "rope":
+            q = rope_rotate(q, q_pos, self.base)
+        if memory is None and self.positional == "alibi":
+            bias = alibi_bias(self.n_heads, q_pos, torch.arange(k.shape[2]))  # [1, h, q, k]
+        for leaf, value in (("q", q), ("k", k), ("v", v)):
+            record(self, leaf, value)
+        z, weights = attention(q, k, v, mask, bias, scale_scores(), self.dropout, self)
+        b, h, n, d = z.shape
+        out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]
+        record(self, "out", out)
+        return out, weights

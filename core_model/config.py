@@ -1,0 +1,128 @@
+"""The model's configuration: one frozen, validated dataclass, saved as config.json."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
+ACTIVATIONS = ("relu", "gelu")
+NORMS = ("layernorm", "rmsnorm")
+NORM_PLACEMENTS = ("post", "pre")
+POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    architecture: str = "encoder-decoder"
+    src_vocab_size: int = 1000  # ignored by a decoder-only model
+    tgt_vocab_size: int = 1000  # ignored by an encoder-only model
+    d_model: int = 64
+    n_heads: int = 4
+    n_encoder_layers: int = 2
+    n_decoder_layers: int = 2
+    d_ff: int = 256
+    dropout: float = 0.1
+    activation: str = "relu"
+    norm: str = "layernorm"
+    norm_placement: str = "post"  # "post" as in the paper, "pre" as in GPT-2
+    norm_eps: float = 1e-5
+    positional: str = "sinusoidal"
+    positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
+    max_len: int = 512
+    scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
+    tie_embeddings: bool = False  # output projection shares the target embedding matrix
+    embed_norm: bool = False  # a norm right after the embedding sum (BERT)
+    type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
+    bias: bool = True  # biases in the attention projections
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+
+    def __post_init__(self):
+        for problem in self._problems():
+            raise ValueError(problem)
+
+    def _problems(self):
+        def choice(name, options):
+            value = getattr(self, name)
+            if value not in options:
+                yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
+
+        yield from choice("architecture", ARCHITECTURES)
+        yield from choice("activation", ACTIVATIONS)
+        yield from choice("norm", NORMS)
+        yield from choice("norm_placement", NORM_PLACEMENTS)
+        yield from choice("positional", POSITIONALS)
+        positive = ["d_model", "n_heads", "d_ff", "max_len"]
+        positive += [f"{side}_vocab_size" for side in self.sides]
+        for name in positive:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                yield f"{name} is {value!r}, but must be a whole number of at least 1."
+        for name in ("n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+                     "pad_id", "unk_id", "bos_id", "eos_id"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                yield f"{name} is {value!r}, but must be a whole number of at least 0."
+        if isinstance(self.d_model, int) and isinstance(self.n_heads, int) and self.n_heads > 0 \
+                and self.d_model % self.n_heads:
+            yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
+        elif self.positional == "rope" and self.d_head % 2:
+            yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
+        if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
+            yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+        if not (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1):
+            yield f"dropout is {self.dropout!r}, but must be a number from 0 up to (not including) 1."
+        if not (isinstance(self.norm_eps, (int, float)) and 0 < self.norm_eps < 1):
+            yield f"norm_eps is {self.norm_eps!r}, but must be a small positive number."
+        if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1):
+            yield f"positional_base is {self.positional_base!r}, but must be a number above 1."
+        if self.architecture == "encoder-decoder" and (self.n_encoder_layers < 1 or self.n_decoder_layers < 1):
+            yield "an encoder-decoder model needs at least one encoder layer and one decoder layer."
+        if self.architecture == "encoder" and self.n_encoder_layers < 1:
+            yield "an encoder model needs at least one encoder layer."
+        if self.architecture == "decoder" and self.n_decoder_layers < 1:
+            yield "a decoder model needs at least one decoder layer."
+        if self.tie_embeddings and self.architecture == "encoder":
+            yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
+        for side in self.sides:
+            size = getattr(self, f"{side}_vocab_size")
+            for name in ("pad_id", "unk_id", "bos_id", "eos_id"):
+                ident = getattr(self, name)
+                if isinstance(size, int) and isinstance(ident, int) and ident >= size:
+                    yield f"{name} ({ident}) must be below {side}_vocab_size ({size})."
+
+    @property
+    def sides(self) -> tuple[str, ...]:
+        """Which vocabularies the model uses: 'src' (encoder input), 'tgt' (decoder input and output)."""
+        return {"encoder-decoder": ("src", "tgt"), "encoder": ("src",), "decoder": ("tgt",)}[self.architecture]
+
+    @property
+    def d_head(self) -> int:
+        return self.d_model // self.n_heads
+
+    @property
+    def has_encoder(self) -> bool:
+        return self.architecture in ("encoder-decoder", "encoder")
+
+    @property
+    def has_decoder(self) -> bool:
+        return self.architecture in ("encoder-decoder", "decoder")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ModelConfig":
+        """Build from a parsed config.json; an unknown or missing field is named."""
+        if not isinstance(data, dict):
+            raise ValueError("config.json must hold a JSON object of field names and values.")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"config.json has unknown field(s): {', '.join(unknown)}.")
+        missing = sorted(known - set(data))
+        if missing:
+            raise ValueError(f"config.json is missing field(s): {', '.join(missing)}.")
+        return cls(**data)

@@ -1,0 +1,149 @@
+"""Building blocks: norms, the position-wise FFN, embeddings, one Transformer layer, a stack."""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+from .config import ModelConfig
+from .positional import LearnedPositions, SinusoidalPositions
+from .attention import MultiHeadAttention
+from .trace import record
+
+
+class RMSNorm(nn.Module):
+    """x / sqrt(mean(x²) + eps) × g: LayerNorm without centring or bias."""
+
+    def __init__(self, d_model: int, eps: float):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+def make_norm(cfg: ModelConfig) -> nn.Module:
+    if cfg.norm == "rmsnorm":
+        return RMSNorm(cfg.d_model, cfg.norm_eps)
+    return nn.LayerNorm(cfg.d_model, eps=cfg.norm_eps)
+
+
+class FeedForward(nn.Module):
+    """linear2(act(linear1(x))), applied to every position alike."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.linear1 = nn.Linear(cfg.d_model, cfg.d_ff)
+        self.linear2 = nn.Linear(cfg.d_ff, cfg.d_model)
+        self.activation = nn.GELU() if cfg.activation == "gelu" else nn.ReLU()
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        hidden = self.activation(self.linear1(x))  # [b, pos, d_ff]
+        record(self, "hidden", hidden)
+        out = self.linear2(self.dropout(hidden))  # [b, pos, d_model]
+        record(self, "out", out)
+        return out
+
+
+class Embeddings(nn.Module):
+    """Token vector (× √d_model if configured) + position vector (+ token type), then dropout."""
+
+    def __init__(self, cfg: ModelConfig, vocab_size: int):
+        super().__init__()
+        self.cfg = cfg
+        self.tok = nn.Embedding(vocab_size, cfg.d_model)
+        self.pos = None  # RoPE and ALiBi act inside attention instead
+        if cfg.positional == "sinusoidal":
+            self.pos = SinusoidalPositions(cfg.max_len, cfg.d_model, cfg.positional_base)
+        elif cfg.positional == "learned":
+            self.pos = LearnedPositions(cfg.max_len, cfg.d_model)
+        self.token_type = nn.Embedding(cfg.type_vocab_size, cfg.d_model) if cfg.type_vocab_size else None
+        self.norm = make_norm(cfg) if cfg.embed_norm else None
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, ids: torch.Tensor, start: int = 0, token_types: torch.Tensor | None = None):
+        if start + ids.shape[1] > self.cfg.max_len:
+            raise ValueError(f"{start + ids.shape[1]} tokens exceed the model's maximum length of {self.cfg.max_len}.")
+        tok = self.tok(ids)  # [b, pos, d_model]
+        record(self, "tok", tok)
+        x = tok * math.sqrt(self.cfg.d_model) if self.cfg.scale_embedding else tok
+        record(self, "scaled", x)
+        if self.pos is not None:
+            pos = self.pos(torch.arange(start, start + ids.shape[1]))[None]  # [1, pos, d_model]
+            record(self, "pos", pos)
+            x = x + pos
+        if self.token_type is not None:
+            types = self.token_type(torch.zeros_like(ids) if token_types is None else token_types)
+            record(self, "type", types)
+            x = x + types
+        if self.norm is not None:
+            x = self.norm(x)
+        x = self.dropout(x)
+        record(self, "out", x)
+        return x
+
+
+class Layer(nn.Module):
+    """Self-attention, optional cross-attention, FFN; each wrapped in residual + norm.
+
+    Post-norm (the paper): x = norm(x + sublayer(x)). Pre-norm: x = x + sublayer(norm(x)).
+    Names follow nn.TransformerEncoderLayer / nn.TransformerDecoderLayer.
+    """
+
+    def __init__(self, cfg: ModelConfig, cross: bool):
+        super().__init__()
+        self.pre_norm = cfg.norm_placement == "pre"
+        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias,
+                                            cfg.positional, cfg.positional_base)
+        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias) if cross else None
+        self.ffn = FeedForward(cfg)
+        self.norm1, self.norm2 = make_norm(cfg), make_norm(cfg)
+        self.norm3 = make_norm(cfg) if cross else None
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def sublayer(self, x, fn, norm, norm_name, resid_name):
+        if self.pre_norm:
+            y = norm(x)
+            record(self, norm_name, y)
+            x = x + self.dropout(fn(y))
+            record(self, resid_name, x)
+            return x
+        x = x + self.dropout(fn(x))
+        record(self, resid_name, x)
+        x = norm(x)
+        record(self, norm_name, x)
+        return x
+
+    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, cache=None):
+        """x [b, q, d_model] → [b, q, d_model]; `cache` is this layer's dict of per-block caches."""
+        def self_block(y):
+            return self.self_attn(y, mask=mask, start=start, cache=None if cache is None else cache.setdefault("self_attn", {}))[0]
+
+        def cross_block(y):
+            return self.cross_attn(y, memory, memory_mask, cache=None if cache is None else cache.setdefault("cross_attn", {}))[0]
+
+        x = self.sublayer(x, self_block, self.norm1, "norm1", "resid_mid")
+        if self.cross_attn is not None:
+            x = self.sublayer(x, cross_block, self.norm2, "norm2", "resid_cross")
+            return self.sublayer(x, self.ffn, self.norm3, "norm3", "resid_post")
+        return self.sublayer(x, self.ffn, self.norm2, "norm2", "resid_post")
+
+
+class Stack(nn.Module):
+    """N layers, and a final norm for pre-norm stacks (post-norm layers already end in one)."""
+
+    def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool):
+        super().__init__()
+        self.layers = nn.ModuleList(Layer(cfg, cross) for _ in range(n_layers))
+        self.final_norm = make_norm(cfg) if cfg.norm_placement == "pre" else None
+
+    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, caches=None):
+        for i, layer in enumerate(self.layers):
+            x = layer(x, mask, memory, memory_mask, start, None if caches is None else caches[i])
+        if self.final_norm is not None:
+            x = self.final_norm(x)
+            record(self, "final_norm", x)
+        return x

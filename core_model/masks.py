@@ -1,0 +1,46 @@
+"""Attention masks. One convention everywhere: True = this query may attend to this key.
+
+Masks broadcast against attention scores of shape [batch, head, query, key].
+"""
+from __future__ import annotations
+
+import torch
+
+
+def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """Keys that are real tokens, not padding: [b, k] ids → [b, 1, 1, k]."""
+    return (ids != pad_id)[:, None, None, :]
+
+
+def causal_mask(q_len: int, k_len: int | None = None, offset: int = 0,
+                device: torch.device | None = None) -> torch.Tensor:
+    """Query i (at absolute position offset + i) may see keys 0..offset + i: [1, 1, q, k]."""
+    k_len = q_len + offset if k_len is None else k_len
+    q_pos = torch.arange(q_len, device=device)[:, None] + offset  # [q, 1]
+    k_pos = torch.arange(k_len, device=device)[None, :]  # [1, k]
+    return (k_pos <= q_pos)[None, None]
+
+
+def combine(*masks: torch.Tensor | None) -> torch.Tensor | None:
+    """A key is allowed only if every given mask allows it; None masks are skipped."""
+    present = [m for m in masks if m is not None]
+    if not present:
+        return None
+    out = present[0]
+    for m in present[1:]:
+        out = out & m
+    return out
+
+
+def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """Blocked scores become -inf, so softmax gives them exactly zero weight."""
+    if mask is None:
+        return scores
+    return scores.masked_fill(~mask, float("-inf"))
+
+
+def masked_softmax(scores: torch.Tensor) -> torch.Tensor:
+    """Softmax over keys; a row with every key blocked gets zero weights instead of NaN."""
+    blocked = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
+    weights = torch.softmax(scores.masked_fill(blocked, 0.0), dim=-1)
+    return weights.masked_fill(blocked, 0.0)

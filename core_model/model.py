@@ -1,0 +1,88 @@
+"""The three architectures, built from the same parts: encoder-decoder, encoder, decoder."""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from .config import ModelConfig
+from .layers import Embeddings, Stack
+from .masks import causal_mask, combine, padding_mask
+from .trace import record, set_paths
+
+
+class KVCache:
+    """Keys and values of earlier decoding steps, one dict per decoder layer; held by the caller."""
+
+    def __init__(self, n_layers: int):
+        self.layers: list[dict] = [{} for _ in range(n_layers)]
+        self.length = 0  # how many target positions are cached
+
+    def reorder(self, index: torch.Tensor) -> None:
+        """Keep batch rows `index` (beam search follows the surviving beams)."""
+        for layer in self.layers:
+            for block in layer.values():
+                block["k"], block["v"] = block["k"][index], block["v"][index]
+
+
+class Transformer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        if cfg.has_encoder:
+            self.src_embed = Embeddings(cfg, cfg.src_vocab_size)
+            self.encoder = Stack(cfg, cfg.n_encoder_layers, cross=False)
+        if cfg.has_decoder:
+            self.tgt_embed = Embeddings(cfg, cfg.tgt_vocab_size)
+            self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder)
+            self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size)
+        self.reset_parameters()
+        if cfg.has_decoder and cfg.tie_embeddings:
+            self.generator.weight = self.tgt_embed.tok.weight
+        set_paths(self)
+
+    def reset_parameters(self) -> None:
+        for p in self.parameters():
+            if p.dim() > 1:
+                nn.init.xavier_uniform_(p)
+
+    def encode(self, src: torch.Tensor, pad_mask: bool = True, token_types=None):
+        """src ids [b, s] → (memory [b, s, d_model], key mask [b, 1, 1, s] or None)."""
+        mask = padding_mask(src, self.cfg.pad_id) if pad_mask else None
+        memory = self.encoder(self.src_embed(src, token_types=token_types), mask)
+        return memory, mask
+
+    def decode(self, tgt: torch.Tensor, memory=None, memory_mask=None, pad_mask: bool = True,
+               cache: KVCache | None = None) -> torch.Tensor:
+        """tgt ids [b, t] (only the new ones when cached) → decoder output [b, t, d_model]."""
+        start = cache.length if cache is not None else 0
+        mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start)  # [1, 1, t, start + t]
+        if pad_mask and cache is None:
+            mask = combine(mask, padding_mask(tgt, self.cfg.pad_id))
+        x = self.tgt_embed(tgt, start=start)
+        out = self.decoder(x, mask, memory, memory_mask, start, None if cache is None else cache.layers)
+        if cache is not None:
+            cache.length += tgt.shape[1]
+        return out
+
+    def project(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Decoder output [b, t, d_model] → next-token logits [b, t, vocab]; records probabilities."""
+        logits = self.generator(hidden)
+        record(self, "logits", logits)
+        record(self, "probs", torch.softmax(logits, dim=-1))
+        return logits
+
+    def new_cache(self) -> KVCache:
+        return KVCache(self.cfg.n_decoder_layers)
+
+    def forward(self, src=None, tgt=None, pad_mask: bool = True, token_types=None):
+        """Logits [b, t, vocab] for models with a decoder; encoder output [b, s, d] otherwise."""
+        memory = memory_mask = None
+        if self.cfg.has_encoder:
+            if src is None:
+                raise ValueError("this model has an encoder, so it needs source ids.")
+            memory, memory_mask = self.encode(src, pad_mask, token_types)
+            if not self.cfg.has_decoder:
+                return memory
+        if tgt is None:
+            raise ValueError("this model has a decoder, so it needs target ids.")
+        return self.project(self.decode(tgt, memory, memory_mask, pad_mask))

@@ -1,0 +1,78 @@
+"""Position information: sinusoidal, learned, RoPE, ALiBi (or none)."""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def sinusoidal_table(length: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)): [length, d_model]."""
+    pos = torch.arange(length, dtype=torch.float64)[:, None]  # [length, 1]
+    inv_freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # [d/2]
+    angles = pos * inv_freq  # [length, d/2]
+    table = torch.zeros(length, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angles)
+    table[:, 1::2] = torch.cos(angles)
+    return table.float()
+
+
+class SinusoidalPositions(nn.Module):
+    """The fixed encoding of the paper; a buffer, not a weight, so checkpoints do not carry it."""
+
+    def __init__(self, max_len: int, d_model: int, base: float):
+        super().__init__()
+        self.register_buffer("table", sinusoidal_table(max_len, d_model, base), persistent=False)
+
+    def forward(self, positions: torch.Tensor) -> torch.Tensor:
+        return self.table[positions]  # [pos, d_model]
+
+
+class LearnedPositions(nn.Module):
+    """One trained vector per position (BERT, GPT-2)."""
+
+    def __init__(self, max_len: int, d_model: int):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+
+    def forward(self, positions: torch.Tensor) -> torch.Tensor:
+        return self.weight[positions]  # [pos, d_model]
+
+
+def rope_angles(positions: torch.Tensor, d_head: int, base: float) -> torch.Tensor:
+    """The rotation angle of each dimension pair at each position: [pos, d_head/2]."""
+    inv_freq = base ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)  # [d/2]
+    return positions.to(torch.float32)[:, None] * inv_freq
+
+
+def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float) -> torch.Tensor:
+    """Rotate each pair (2i, 2i+1) of x [b, h, pos, d_head] by its position's angle (RoFormer).
+
+    q·k of two rotated vectors then depends only on the offset between their positions.
+    """
+    angles = rope_angles(positions, x.shape[-1], base)  # [pos, d/2]
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    even, odd = x[..., 0::2], x[..., 1::2]  # [b, h, pos, d/2] each
+    out = torch.empty_like(x)
+    out[..., 0::2] = even * cos - odd * sin
+    out[..., 1::2] = even * sin + odd * cos
+    return out
+
+
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """Head h's penalty per token of distance: 2^(-8h/n) for n a power of two (Press et al.)."""
+    def power_of_two_slopes(n: int) -> list[float]:
+        return [2 ** (-8 * (h + 1) / n) for h in range(n)]
+
+    closest = 2 ** math.floor(math.log2(n_heads))
+    slopes = power_of_two_slopes(closest)
+    # Other head counts take the odd-numbered slopes of the next power of two, as in the paper's code.
+    slopes += power_of_two_slopes(2 * closest)[0::2][: n_heads - closest]
+    return torch.tensor(slopes, dtype=torch.float32)
+
+
+def alibi_bias(n_heads: int, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
+    """-slope_h × |query position - key position|, added to scaled scores: [1, h, q, k]."""
+    distance = (q_pos[:, None] - k_pos[None, :]).abs().to(torch.float32)  # [q, k]
+    return -alibi_slopes(n_heads)[None, :, None, None] * distance[None, None]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The project's two commands:  ./dev.sh app   (set up, open the app)
+#                              ./dev.sh test  (set up, run every test)
+# Each creates .venv on first use and reinstalls only when a requirements file changes.
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV=.venv
+
+setup() {  # $1: the requirements file to install
+    if [ ! -x "$VENV/bin/python" ]; then
+        python3 -m venv "$VENV"
+    fi
+    local stamp="$VENV/.installed-$(basename "$1")"
+    local want
+    want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$1"
+        echo "$want" > "$stamp"
+    fi
+}
+
+case "${1:-}" in
+    app)
+        setup requirements.txt
+        exec "$VENV/bin/python" -m streamlit run app.py --server.address 127.0.0.1 \
+            --browser.gatherUsageStats false "${@:2}"
+        ;;
+    test)
+        setup requirements-dev.txt
+        exec "$VENV/bin/python" -m pytest -q tests "${@:2}"
+        ;;
+    *)
+        echo "usage: ./dev.sh app | ./dev.sh test [pytest arguments]" >&2
+        exit 2
+        ;;
+esac
