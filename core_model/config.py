@@ -78,12 +78,15 @@ class ModelConfig:
             yield f"norm_eps is {self.norm_eps!r}, but must be a small positive number."
         if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1):
             yield f"positional_base is {self.positional_base!r}, but must be a number above 1."
-        if self.architecture == "encoder-decoder" and (self.n_encoder_layers < 1 or self.n_decoder_layers < 1):
-            yield "an encoder-decoder model needs at least one encoder layer and one decoder layer."
-        if self.architecture == "encoder" and self.n_encoder_layers < 1:
-            yield "an encoder model needs at least one encoder layer."
-        if self.architecture == "decoder" and self.n_decoder_layers < 1:
-            yield "a decoder model needs at least one decoder layer."
+        for name, stack, needed in (("n_encoder_layers", "encoder", self.has_encoder),
+                                    ("n_decoder_layers", "decoder", self.has_decoder)):
+            value = getattr(self, name)
+            if needed and value < 1:
+                yield f"{name} is {value}, but architecture {self.architecture!r} needs at least one {stack} layer."
+        for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):  # a "false" string would be truthy
+                yield f"{name} is {value!r}, but must be true or false."
         if self.tie_embeddings and self.architecture == "encoder":
             yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
         for side in self.sides:

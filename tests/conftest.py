@@ -1,0 +1,48 @@
+"""Shared test tools: a fixed seed, and the weight mapping from torch's own Transformer modules."""
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    # Random weights and inputs, but the same ones on every run, so a failure can be replayed.
+    torch.manual_seed(0)
+
+
+def ours_from_torch(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Rename a torch state dict (nn.MultiheadAttention, nn.Transformer*Layer or a stack) to ours.
+
+    torch packs W_Q, W_K, W_V into one in_proj [3d, d]; we keep three Linear layers. The rest
+    differs only in a few names: multihead_attn → cross_attn, linearN → ffn.linearN, norm → final_norm.
+    """
+    out = {}
+    for name, value in state.items():
+        name = name.replace("multihead_attn.", "cross_attn.")
+        name = re.sub(r"\blinear([12])\.", r"ffn.linear\1.", name)
+        name = re.sub(r"^norm\.", "final_norm.", name)  # a stack's final norm, not a layer's normN
+        packed = re.fullmatch(r"(.*)in_proj_(weight|bias)", name)
+        if packed:
+            prefix, leaf = packed.groups()
+            for proj, part in zip("qkv", value.chunk(3)):
+                out[f"{prefix}{proj}_proj.{leaf}"] = part
+        else:
+            out[name] = value
+    return out
+
+
+@pytest.fixture
+def copy_from_torch():
+    """Give torch's module random weights (its biases start at 0, which would hide bias bugs),
+    then load the same weights into ours; strict, so every weight of ours must be covered."""
+    def copy(ours: torch.nn.Module, ref: torch.nn.Module) -> None:
+        with torch.no_grad():
+            for p in ref.parameters():
+                p.normal_(0.0, 0.3)
+        ours.load_state_dict(ours_from_torch(ref.state_dict()), strict=True)
+        ours.eval()
+        ref.eval()
+    return copy
