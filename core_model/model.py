@@ -71,6 +71,14 @@ class Transformer(nn.Module):
         record(self, "probs", torch.softmax(logits, dim=-1))
         return logits
 
+    def parameter_counts(self) -> dict[str, int]:
+        """Trainable parameters per top-level part (src_embed, encoder, ...), a tied matrix once."""
+        counts: dict[str, int] = {}
+        for name, p in self.named_parameters():  # named_parameters skips a tied duplicate
+            part = name.split(".")[0]
+            counts[part] = counts.get(part, 0) + p.numel()
+        return counts
+
     def new_cache(self) -> KVCache:
         return KVCache(self.cfg.n_decoder_layers)
 
