@@ -1,0 +1,58 @@
+"""AppTest helpers: run app.py on one page with chosen session state, as a user would."""
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+
+
+def open_page(page: str, timeout: float = 60, **state) -> AppTest:
+    """Run the app on pages/<page>.py with the given session-state values set first."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    """The run raised nothing: an exception element would show a traceback to the user."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def page():
+    return open_page
+
+
+def decode(value):
+    """A plotly JSON value: base64 {dtype, bdata, shape} → numpy array; lists → arrays; else as is."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and "bdata" in value:
+        array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        shape = value.get("shape")
+        if shape:
+            array = array.reshape([int(s) for s in str(shape).split(",")])
+        return array
+    if isinstance(value, list):
+        import numpy as np
+
+        return np.asarray(value)
+    return value
+
+
+def chart_spec(at: AppTest, index: int) -> dict:
+    """The plotly figure JSON of the index-th chart on the page."""
+    import json
+
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def chart_z(at: AppTest, index: int, trace: int = 0):
+    """The z matrix of a heatmap chart, as float32 numpy (NaN where plotly shows an empty cell)."""
+    return decode(chart_spec(at, index)["data"][trace]["z"])

@@ -1,0 +1,23 @@
+import pandas as pd
+
+from viz_app import loaders
+from tests.app.conftest import assert_clean, open_page
+
+
+def test_overview_shows_input_output_and_parameter_counts():
+    at = open_page("overview", src="the cat sees the dog")
+    assert_clean(at)
+    run = loaders.run("translate-en-fr", "the cat sees the dog")
+    texts = [t.value for t in at.text]
+    assert "the cat sees the dog" in texts and run.output in texts
+    table = at.dataframe[0].value
+    model = loaders.load_model("translate-en-fr").model
+    assert table.iloc[-1, 1] == sum(p.numel() for p in model.parameters())
+    assert "digraph" in at.get("graphviz_chart")[0].proto.spec
+
+
+def test_overview_output_follows_the_sentence():
+    at = open_page("overview", src="the cat sees the dog")
+    at.sidebar.text_input(key="src").set_value("i see him").run()
+    assert_clean(at)
+    assert loaders.run("translate-en-fr", "i see him").output in [t.value for t in at.text]

@@ -1,0 +1,1 @@
+"""What the app's pages share: figures, cached loaders, session state, sidebar, UI strings."""

@@ -1,0 +1,33 @@
+"""The model as a Graphviz diagram (DOT text), annotated with the current sentence's shapes."""
+from __future__ import annotations
+
+
+def _box(name: str, label: str, fill: str) -> str:
+    safe = label.replace("\\", "\\\\").replace('"', '\\"')
+    return f'  {name} [label="{safe}", fillcolor="{fill}"];'
+
+
+def model_diagram(arch: str, d_model: int, n_heads: int, d_ff: int, n_enc: int, n_dec: int,
+                  vocab: int, n_src: int, n_tgt: int, words: dict) -> str:
+    """DOT text of the architecture; `words` holds the translated box labels (see i18n overview)."""
+    lines = ['digraph model {', '  rankdir=BT; node [shape=box, style="rounded,filled", fontname="sans-serif"];']
+    if arch in ("encoder-decoder", "encoder"):
+        lines += [
+            _box("src", f"{words['src_tokens']} [{n_src}]", "#eeeeee"),
+            _box("src_embed", f"{words['embed']}\n[{n_src} × {d_model}]", "#dbe9f6"),
+            _box("encoder", f"{words['encoder']}\n{words['self_attn']}\n{words['ffn']}\n[{n_src} × {d_model}]", "#c6dbef"),
+            "  src -> src_embed -> encoder;",
+        ]
+    if arch in ("encoder-decoder", "decoder"):
+        attn = words["masked_self_attn"] + ("\n" + words["cross_attn"] if arch == "encoder-decoder" else "")
+        lines += [
+            _box("tgt", f"{words['tgt_tokens']} [{n_tgt}]", "#eeeeee"),
+            _box("tgt_embed", f"{words['embed']}\n[{n_tgt} × {d_model}]", "#fde0c5"),
+            _box("decoder", f"{words['decoder']}\n{attn}\n{words['ffn']}\n[{n_tgt} × {d_model}]", "#fdc38d"),
+            _box("generator", f"{words['output']}\n[{n_tgt} × {vocab}]", "#fbb4ae"),
+            "  tgt -> tgt_embed -> decoder -> generator;",
+        ]
+    if arch == "encoder-decoder":
+        lines.append('  encoder -> decoder [label="K, V"];')
+    lines.append("}")
+    return "\n".join(lines)

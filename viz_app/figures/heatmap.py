@@ -1,0 +1,56 @@
+"""Matrices as heatmaps: exact values on hover, -inf cells empty and labelled, CSV of the numbers."""
+from __future__ import annotations
+
+import csv
+import html
+import io
+
+import numpy as np
+import plotly.express as px
+import plotly.graph_objects as go
+
+ATTENTION_SCALE = "Cividis"  # colour-blind-safe, monotone in lightness
+DIVERGING_SCALE = "RdBu_r"  # for signed values (embeddings, scores): 0 is white
+
+
+def safe_labels(labels) -> list[str]:
+    """Escape '<' and '&' so plotly shows typed HTML as text instead of interpreting it."""
+    return [html.escape(str(label), quote=False) for label in labels]
+
+
+def matrix(values, x_labels=None, y_labels=None, title: str = "", zrange=None, scale=None,
+           x_title: str = "", y_title: str = "", hover_fmt: str = ".4f") -> go.Figure:
+    """A heatmap of a 2-D array, row 0 on top; -inf cells are left empty and say so on hover."""
+    z = np.asarray(values, dtype=np.float32)
+    blocked = np.isneginf(z)
+    shown = np.where(blocked, np.nan, z).astype(np.float32)
+    finite = shown[np.isfinite(shown)]
+    if zrange is None and finite.size:
+        bound = float(np.abs(finite).max()) or 1.0
+        zrange = (0.0, bound) if finite.min() >= 0 else (-bound, bound)
+    if scale is None:
+        scale = ATTENTION_SCALE if zrange is not None and zrange[0] >= 0 else DIVERGING_SCALE
+    x = safe_labels(x_labels) if x_labels is not None else list(range(z.shape[1]))
+    y = safe_labels(y_labels) if y_labels is not None else list(range(z.shape[0]))
+    fig = px.imshow(shown, x=x, y=y, aspect="auto", color_continuous_scale=scale,
+                    zmin=None if zrange is None else zrange[0], zmax=None if zrange is None else zrange[1])
+    note = np.where(blocked, "−∞ (masked)", "").astype(object)  # [rows, cols]
+    fig.update_traces(customdata=note, hovertemplate=f"%{{y}} → %{{x}}<br>%{{z:{hover_fmt}}}%{{customdata}}<extra></extra>")
+    fig.update_layout(title=title, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+                      xaxis_title=x_title, yaxis_title=y_title)
+    fig.update_xaxes(side="bottom", tickangle=-45 if len(x) > 8 else 0, type="category" if x_labels is not None else None)
+    fig.update_yaxes(type="category" if y_labels is not None else None)
+    return fig
+
+
+def to_csv(values, x_labels=None, y_labels=None) -> str:
+    """The numbers of a 2-D array with its labels, as CSV text (-inf written as -inf)."""
+    z = np.asarray(values, dtype=np.float32)
+    x = list(x_labels) if x_labels is not None else list(range(z.shape[1]))
+    y = list(y_labels) if y_labels is not None else list(range(z.shape[0]))
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow([""] + [str(v) for v in x])
+    for label, row in zip(y, z):
+        writer.writerow([str(label)] + [str(v) for v in row])  # shortest text that reads back to the float32
+    return out.getvalue()

@@ -1,0 +1,38 @@
+"""Strings of the Overview page."""
+
+STRINGS = {
+    "overview.intro": {
+        "en": "A Transformer turns the sentence into tokens, gives each token a vector, lets every token "
+              "look at the others through attention, and (with a decoder) predicts the output one token "
+              "at a time. The diagram shows this model's parts with the shapes of your sentence.",
+        "zh": "Transformer 先把句子切成词元，给每个词元一个向量，再通过注意力让每个词元查看其他词元；"
+              "带解码器的模型会逐个预测输出词元。下图给出本模型的各个部分，以及你输入的句子在每一步的形状。"},
+    "overview.formula": {"en": "Each attention head computes", "zh": "每个注意力头计算"},
+    "overview.input": {"en": "Input", "zh": "输入"},
+    "overview.output.encoder-decoder": {"en": "Translation (greedy)", "zh": "译文（贪心解码）"},
+    "overview.output.decoder": {"en": "Continuation (greedy)", "zh": "续写（贪心解码）"},
+    "overview.output.encoder": {"en": "Output", "zh": "输出"},
+    "overview.encoder_only": {"en": "An encoder produces one vector per token, not text.",
+                              "zh": "编码器为每个词元输出一个向量，而不生成文本。"},
+    "overview.diagram": {"en": "The model, with your sentence's shapes", "zh": "模型结构与当前句子的形状"},
+    "overview.params": {"en": "Parameters", "zh": "参数量"},
+    "overview.part": {"en": "Part", "zh": "部分"},
+    "overview.count": {"en": "Parameters", "zh": "参数个数"},
+    "overview.total": {"en": "total", "zh": "合计"},
+    "overview.tokens": {"en": "tokens", "zh": "词元"},
+    "diagram.src_tokens": {"en": "source tokens", "zh": "源词元"},
+    "diagram.tgt_tokens": {"en": "decoder input tokens", "zh": "解码器输入词元"},
+    "diagram.embed": {"en": "embedding + position", "zh": "嵌入 + 位置"},
+    "diagram.encoder": {"en": "encoder layer × {n}", "zh": "编码器层 × {n}"},
+    "diagram.decoder": {"en": "decoder layer × {n}", "zh": "解码器层 × {n}"},
+    "diagram.self_attn": {"en": "self-attention, {h} heads", "zh": "自注意力，{h} 个头"},
+    "diagram.masked_self_attn": {"en": "masked self-attention, {h} heads", "zh": "带掩码的自注意力，{h} 个头"},
+    "diagram.cross_attn": {"en": "cross-attention, {h} heads", "zh": "交叉注意力，{h} 个头"},
+    "diagram.ffn": {"en": "feed-forward {d} → {ff} → {d}", "zh": "前馈网络 {d} → {ff} → {d}"},
+    "diagram.output": {"en": "linear + softmax over {v} tokens", "zh": "线性层 + softmax（{v} 个词元）"},
+    "part.src_embed": {"en": "source embedding", "zh": "源嵌入"},
+    "part.tgt_embed": {"en": "target embedding", "zh": "目标嵌入"},
+    "part.encoder": {"en": "encoder", "zh": "编码器"},
+    "part.decoder": {"en": "decoder", "zh": "解码器"},
+    "part.generator": {"en": "output layer", "zh": "输出层"},
+}

@@ -1,0 +1,60 @@
+"""What every page does first: get the traced run for the sidebar's text, or say why not."""
+from __future__ import annotations
+
+import streamlit as st
+
+from . import loaders, sidebar, state
+from .i18n import t
+
+
+def start():
+    """Set the page up and draw the shared sidebar; returns the model's config (stops if none loads)."""
+    try:
+        st.set_page_config(page_title="Attention visualizer", layout="wide")
+    except st.errors.StreamlitAPIException:  # app.py set it already in this run
+        pass
+    config = sidebar.render()
+    if config is None:
+        st.stop()
+    return config
+
+
+def show_notices(notices) -> None:
+    for key, fields in notices:
+        st.warning(t(key, **fields))
+
+
+def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
+    """The cached run of the sidebar's model and text; stops the page with a message if there is none."""
+    for key, value, used in state.take_bad_link():
+        st.warning(t("query.bad", key=key, value=value, used=used))
+    src = st.session_state.get("src", "")
+    if not src.strip():
+        st.info(t("input.empty"))
+        st.stop()
+    try:
+        with st.spinner(t("spinner.run")):
+            result = loaders.run(st.session_state["model"], src, st.session_state.get("tgt", ""), scale, pad_mask)
+    except ValueError:  # nothing left to read once unusable characters are removed
+        st.info(t("input.empty"))
+        st.stop()
+    show_notices(result.notices)
+    return result
+
+
+def loaded():
+    return loaders.load_model(st.session_state["model"])
+
+
+def chart(fig, name: str, csv: str | None = None, select: bool = False):
+    """Draw a figure with its PNG button (plotly's own toolbar, offline) and its numbers as CSV.
+
+    `name` keys the widgets and names the downloaded files; with select=True, clicks rerun
+    the page and the selection is returned.
+    """
+    event = st.plotly_chart(
+        fig, key=f"chart.{name}", on_select="rerun" if select else "ignore",
+        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
+    if csv is not None:
+        st.download_button(t("export.csv"), csv, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}")
+    return event

@@ -1,0 +1,59 @@
+"""The shared sidebar: model, sentence, teacher-forcing target, layer, head, language."""
+from __future__ import annotations
+
+import streamlit as st
+
+from . import loaders, state
+from .i18n import LANGUAGES, t
+
+EXAMPLES = {  # a first sentence for each shipped model, in words it knows
+    "translate-en-fr": "the little girl does not see the red car",
+    "lm-en": "the old man",
+    "reverse": "one two three four five",
+}
+
+
+def on_model_change() -> None:
+    """A new model gets its own example sentence; the old one may mean nothing to it."""
+    st.session_state["src"] = EXAMPLES.get(st.session_state["model"], "")
+    st.session_state["tgt"] = ""
+
+
+def render():
+    """Draw the sidebar and return the chosen model's config (None if no model loads)."""
+    models = loaders.available_models()
+    sb = st.sidebar
+    state.synced("lang", "en")
+    if st.session_state["lang"] not in LANGUAGES:
+        state.bad_link("lang", st.session_state["lang"], "en")
+        st.session_state["lang"] = "en"
+    sb.radio(t("sidebar.lang"), list(LANGUAGES), key="lang", format_func=LANGUAGES.get, horizontal=True)
+    if not models:
+        sb.error(t("load.none"))
+        return None
+    state.synced("model", models[0])
+    if st.session_state["model"] not in models:
+        state.bad_link("model", st.session_state["model"], models[0])
+        st.session_state["model"] = models[0]
+    sb.selectbox(t("sidebar.model"), models, key="model", on_change=on_model_change)
+    try:
+        with st.spinner(t("spinner.model")):
+            cfg = loaders.load_model(st.session_state["model"]).config
+    except ValueError as e:
+        sb.error(t("load.failed", name=st.session_state["model"], reason=e))
+        return None
+    sb.caption(t("sidebar.arch", arch=t(f"arch.{cfg.architecture}"), d_model=cfg.d_model, heads=cfg.n_heads,
+                 enc=cfg.n_encoder_layers, dec=cfg.n_decoder_layers))
+    state.synced("src", EXAMPLES.get(st.session_state["model"], ""))
+    sb.text_input(t("sidebar.src"), key="src", help=t("sidebar.src.help"), max_chars=2000)
+    if cfg.architecture == "encoder-decoder":
+        state.synced("tgt", "")
+        sb.text_input(t("sidebar.tgt"), key="tgt", help=t("sidebar.tgt.help"), max_chars=2000)
+    n_layers = max(cfg.n_encoder_layers, cfg.n_decoder_layers)
+    state.synced("layer", 0, state.parse_int)
+    state.clamp("layer", n_layers)
+    sb.selectbox(t("sidebar.layer"), range(n_layers), key="layer")
+    state.synced("head", 0, state.parse_int)
+    state.clamp("head", cfg.n_heads)
+    sb.selectbox(t("sidebar.head"), range(cfg.n_heads), key="head")
+    return cfg

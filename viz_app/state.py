@@ -1,0 +1,73 @@
+"""Session-state keys, their defaults, and the query parameters that make a view shareable.
+
+A key read through `synced` starts from the URL's query parameter (once per session), else
+from its default, and is written back to the URL on every run, so a copied link reopens the
+same view. Widgets change their value before the run starts, so writing it back when it is
+read (just before its widget is drawn) keeps the URL current without an end-of-run hook,
+which matters because a page script can also run on its own (Streamlit's pages/ folder).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+_FROM_URL = "_read_from_url"
+
+
+def parse_int(raw: str) -> int:
+    return int(raw)
+
+
+def parse_bool(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(raw)
+
+
+def synced(key: str, default, parse=str):
+    """The session's value for `key`, taken from the URL the first time, else `default`."""
+    ss = st.session_state
+    from_url = ss.setdefault(_FROM_URL, set())
+    if key not in ss:
+        raw = st.query_params.get(key)
+        value = default
+        if raw is not None and key not in from_url:
+            from_url.add(key)
+            try:
+                value = parse(raw)
+            except (ValueError, TypeError):
+                bad_link(key, raw, default)
+        ss[key] = value
+    publish(key)
+    return ss[key]
+
+
+def bad_link(key: str, raw, used) -> None:
+    """Remember that the link asked for something this view cannot show (said on the page)."""
+    st.session_state.setdefault("_bad_link", []).append((key, str(raw)[:80], str(used)))
+
+
+def take_bad_link() -> list[tuple[str, str, str]]:
+    return st.session_state.pop("_bad_link", [])
+
+
+def clamp(key: str, n: int) -> int:
+    """Keep an index-valued key (layer, head, step) within 0..n-1, noting a bad link."""
+    value = st.session_state.get(key, 0)
+    if not isinstance(value, int) or not 0 <= value < n:
+        used = 0 if not isinstance(value, int) or value < 0 else n - 1
+        bad_link(key, value, used)
+        st.session_state[key] = value = used
+        publish(key)
+    return value
+
+
+def publish(key: str) -> None:
+    """Mirror the session's value of `key` into the URL."""
+    value = st.session_state.get(key)
+    if value is None:
+        return
+    text = ("1" if value else "0") if isinstance(value, bool) else str(value)
+    if st.query_params.get(key) != text:
+        st.query_params[key] = text
