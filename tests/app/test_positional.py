@@ -1,0 +1,197 @@
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from core_model import ModelConfig, Transformer, checkpoint
+from core_model.positional import alibi_slopes, sinusoidal_table
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import APP, assert_clean, decode, open_page
+from viz_app import loaders
+
+TOY = dict(d_model=32, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=64, max_len=40,
+           src_vocab_size=800, tgt_vocab_size=800)
+
+
+def save_toy(folder, **fields):
+    """A small random checkpoint using the shipped source tokenizer on every side."""
+    tokenizer = loaders.load_model(loaders.DEFAULT_MODEL).tokenizers["src"]
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig(**{**TOY, **fields}))
+    checkpoint.save(folder, model, {"src": tokenizer, "tgt": tokenizer})
+
+
+@pytest.fixture(scope="module")
+def toys(tmp_path_factory):
+    """Toy models of every positional kind and architecture, in their own models folder."""
+    root = tmp_path_factory.mktemp("models")
+    kinds = {"toy-learned-ed": dict(positional="learned"), "toy-rope-lm": dict(architecture="decoder", positional="rope"),
+             "toy-alibi-enc": dict(architecture="encoder", positional="alibi"),
+             "toy-none-lm": dict(architecture="decoder", positional="none", scale_embedding=False)}
+    for name, fields in kinds.items():
+        save_toy(root / name, **fields)
+    return root
+
+
+@pytest.fixture
+def toy_models(toys, monkeypatch):
+    monkeypatch.setattr(loaders, "MODELS_DIR", toys)
+    return toys
+
+
+def chart(at, name):
+    """The plotly JSON of the chart the page drew under `name`."""
+    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
+    assert found, f"no chart named {name}"
+    return json.loads(found[0].proto.spec)
+
+
+def z(at, name, trace=0):
+    return decode(chart(at, name)["data"][trace]["z"])
+
+
+def expected_table(length, d, base):
+    """The paper's formula, written out here independently of core_model."""
+    pos = np.arange(length)[:, None]
+    freq = base ** (-np.arange(0, d, 2) / d)
+    out = np.zeros((length, d))
+    out[:, 0::2], out[:, 1::2] = np.sin(pos * freq), np.cos(pos * freq)
+    return out
+
+
+def test_lab_defaults_draw_the_sinusoidal_table_its_curves_and_similarity():
+    at = open_page("positional")
+    assert_clean(at)
+    table = z(at, "positional.table")
+    assert table.shape == (100, 128)
+    np.testing.assert_allclose(table, sinusoidal_table(100, 128, 10000).numpy(), atol=1e-6)
+    np.testing.assert_allclose(table, expected_table(100, 128, 10000), atol=1e-5)
+    sim = z(at, "positional.similarity")
+    pe = expected_table(100, 128, 10000)
+    np.testing.assert_allclose(sim, sim.T, atol=1e-5)
+    np.testing.assert_allclose(sim, pe @ pe.T, atol=1e-3)
+    lines = chart(at, "positional.curves")["data"]
+    assert [line["name"] for line in lines] == ["dim 0 (sin)", "dim 1 (cos)", "dim 8 (sin)", "dim 16 (sin)"]
+    for line, dim in zip(lines, (0, 1, 8, 16)):
+        np.testing.assert_allclose(decode(line["y"]), pe[:, dim], atol=1e-5)
+
+
+def test_sliders_reshape_the_table_and_follow_the_url():
+    at = open_page("positional")
+    at.slider(key="positional.d_model").set_value(64).run()
+    at.slider(key="positional.length").set_value(30).run()
+    at.select_slider(key="positional.base").set_value(100).run()
+    assert_clean(at)
+    table = z(at, "positional.table")
+    assert table.shape == (30, 64)
+    np.testing.assert_allclose(table, sinusoidal_table(30, 64, 100).numpy(), atol=1e-6)
+    assert z(at, "positional.similarity").shape == (30, 30)
+    assert at.query_params["positional.d_model"] == "64" and at.query_params["positional.base"] == "100"
+
+
+def test_a_shared_link_reopens_the_same_lab():
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in {"positional.d_model": "48", "positional.length": "24", "positional.base": "1000",
+                       "positional.dims": "[2, 3]"}.items():
+        at.query_params[key] = value
+    at.switch_page("pages/positional.py")
+    at.run()
+    assert_clean(at)
+    np.testing.assert_allclose(z(at, "positional.table"), sinusoidal_table(24, 48, 1000).numpy(), atol=1e-6)
+    assert [line["name"] for line in chart(at, "positional.curves")["data"]] == ["dim 2 (sin)", "dim 3 (cos)"]
+
+
+def test_narrowing_d_model_drops_dimensions_it_no_longer_has():
+    at = open_page("positional", **{"positional.dims": [0, 20, 40]})
+    at.slider(key="positional.d_model").set_value(32).run()
+    assert_clean(at)
+    assert at.multiselect(key="positional.dims").value == [0, 20]
+    pe = sinusoidal_table(100, 32, 10000).numpy()
+    np.testing.assert_allclose(decode(chart(at, "positional.curves")["data"][1]["y"]), pe[:, 20], atol=1e-6)
+
+
+def test_no_dimension_chosen_says_so():
+    at = open_page("positional", **{"positional.dims": []})
+    assert_clean(at)
+    assert at.info[0].value == "Choose at least one dimension to draw its curve."
+
+
+def test_a_bad_link_value_is_named_and_replaced():
+    at = open_page("positional", **{"positional.d_model": 100, "positional.base": 7})
+    assert_clean(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "positional.d_model = 100" in warnings and "positional.base = 7" in warnings
+    assert z(at, "positional.table").shape == (100, 128)
+
+
+def test_sinusoidal_model_shows_its_own_table_and_the_sentence_sum():
+    at = open_page("positional", src="the cat sees the dog")
+    assert_clean(at)
+    loaded = loaders.load_model("translate-en-fr")
+    n = min(100, loaded.config.max_len)
+    own = z(at, "positional.model.src.table")
+    np.testing.assert_allclose(own, loaded.model.src_embed.pos.table[:n].numpy(), atol=1e-6)
+    np.testing.assert_allclose(z(at, "positional.model.src.similarity"), own @ own.T, atol=1e-3)
+    emb = loaders.run("translate-en-fr", "the cat sees the dog").trace.embed("src")
+    for key in ("scaled", "pos", "out"):
+        np.testing.assert_allclose(z(at, f"positional.sentence.{key}"), getattr(emb, key)[0], atol=1e-6)
+
+
+def test_learned_positions_show_the_weights_of_each_side_with_cosine_similarity(toy_models):
+    at = open_page("positional", model="toy-learned-ed", src="the cat")
+    assert_clean(at)
+    model = loaders.load_model("toy-learned-ed").model
+    for side in ("src", "tgt"):
+        weight = getattr(model, f"{side}_embed").pos.weight[:40].detach().numpy()  # max_len 40 < length 100
+        np.testing.assert_allclose(z(at, f"positional.model.{side}.table"), weight, atol=1e-6)
+        unit = weight / np.linalg.norm(weight, axis=1, keepdims=True)
+        np.testing.assert_allclose(z(at, f"positional.model.{side}.similarity"), unit @ unit.T, atol=1e-5)
+
+
+def test_rope_shows_rotation_angles_and_a_score_that_depends_only_on_the_offset(toy_models):
+    at = open_page("positional", model="toy-rope-lm", src="the cat", **{"positional.length": 20})
+    assert_clean(at)
+    d_head = TOY["d_model"] // TOY["n_heads"]
+    angles = np.arange(20)[:, None] * 10000.0 ** (-np.arange(0, d_head, 2) / d_head)
+    np.testing.assert_allclose(z(at, "positional.model.rope.angles"), np.mod(angles, 2 * math.pi), atol=1e-4)
+    offset = z(at, "positional.model.rope.offset")
+    assert offset.shape == (20, 20)
+    np.testing.assert_allclose(offset[1:, 1:], offset[:-1, :-1], atol=1e-4)  # constant along diagonals
+    assert at.info and "no position vector" in at.info[0].value  # the sentence gets no added positions
+    assert not any(c.proto.id.endswith("-chart.positional.sentence.pos") for c in at.get("plotly_chart"))
+
+
+def test_alibi_shows_one_bias_matrix_per_head(toy_models):
+    at = open_page("positional", model="toy-alibi-enc", src="the cat", **{"positional.length": 12})
+    assert_clean(at)
+    spec = chart(at, "positional.model.alibi")
+    assert len(spec["data"]) == TOY["n_heads"]
+    distance = np.abs(np.arange(12)[:, None] - np.arange(12)[None, :])
+    for head, slope in enumerate(alibi_slopes(TOY["n_heads"]).tolist()):
+        np.testing.assert_allclose(decode(spec["data"][head]["z"]), -slope * distance, atol=1e-6)
+
+
+def test_no_positional_encoding_is_said(toy_models):
+    at = open_page("positional", model="toy-none-lm", src="the cat")
+    assert_clean(at)
+    assert "no positional encoding at all" in " ".join(m.value for m in at.markdown)
+    assert not any(".model." in c.proto.id for c in at.get("plotly_chart"))
+
+
+def test_chinese_interface():
+    at = open_page("positional", lang="zh")
+    assert_clean(at)
+    assert at.title[0].value == "位置编码实验室"
+    assert chart(at, "positional.table")["layout"]["xaxis"]["title"]["text"] == "维度"
+    assert chart(at, "positional.curves")["data"][0]["name"] == "第 0 维（正弦）"
+
+
+def test_the_lab_works_without_a_sentence():
+    at = open_page("positional", src="")
+    assert_clean(at)
+    assert z(at, "positional.table").shape == (100, 128)
+    assert at.info[-1].value == "Type a sentence in the sidebar to start."
+    assert not any("-chart.positional.sentence" in c.proto.id for c in at.get("plotly_chart"))
