@@ -198,7 +198,7 @@ def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k:
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
     probs = torch.softmax(scaled, -1)
     if top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True)
+        sorted_probs, order = torch.sort(probs, descending=True, stable=True)  # ties: lowest id first, as argmax
         before = torch.cumsum(sorted_probs, -1) - sorted_probs  # mass of the more likely tokens
         drop = order[before >= top_p]  # the nucleus already reached top_p without them
         probs = probs.index_fill(-1, drop, 0.0)

@@ -28,7 +28,7 @@ def _collect() -> dict[str, dict[str, str]]:
 STRINGS = _collect()
 
 
-def text(key: str, lang: str, **fields) -> str:
+def text(key: str, lang: str, /, **fields) -> str:
     """The string `key` in `lang`, with {fields} filled in."""
     template = STRINGS[key][lang if lang in LANGUAGES else "en"]
     return template.format(**fields) if fields else template
@@ -41,6 +41,6 @@ def lang() -> str:
     return value if value in LANGUAGES else "en"
 
 
-def t(key: str, **fields) -> str:
+def t(key: str, /, **fields) -> str:
     """The string `key` in the session's language."""
     return text(key, lang(), **fields)

@@ -1,0 +1,181 @@
+"""The Decoding page's controls and views (streamlit); pages/decoding.py only places them."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from . import page, state
+from .figures import decoding as figs
+from .figures.heatmap import matrix, to_csv
+from .i18n import t
+
+PARAMS = {  # name: (default, parse, low, high, step), the bounds of each method's widget
+    "width": (4, state.parse_int, 1, 8, 1), "alpha": (0.6, float, 0.0, 2.0, 0.1),
+    "temperature": (1.0, float, 0.1, 3.0, 0.1), "top_k": (0, state.parse_int, 0, 100, 1),
+    "top_p": (1.0, float, 0.05, 1.0, 0.05), "seed": (0, state.parse_int, 0, 2**31 - 1, 1)}
+METHOD_PARAMS = {"greedy": (), "beam": ("width", "alpha"), "sample": ("temperature", "top_k", "top_p", "seed")}
+FORMULAS = {
+    "greedy": r"y_t = \arg\max_{w}\; p(w \mid y_{<t}, x)",
+    "beam": r"\mathrm{score}(y) = \frac{\sum_{t} \log p(y_t \mid y_{<t}, x)}{\left((5 + |y|)/6\right)^{\alpha}}",
+    "sample": r"p_T(w) \propto \exp(z_w / T), \quad w \in \text{top-}k \cap \text{top-}p",
+}
+
+
+def param(name: str, column):
+    """A URL-synced number widget; a value outside its bounds (from a link) falls back to the default."""
+    default, parse, low, high, step = PARAMS[name]
+    key = f"decoding.{name}"
+    value = state.synced(key, default, parse)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+        state.bad_link(key, value, default)
+        value = default
+    st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
+    state.publish(key)
+    widget = column.number_input if isinstance(default, int) else column.slider
+    return widget(t(key), low, high, step=step, key=key, help=t(f"{key}.help"))
+
+
+def controls() -> tuple[str, dict]:
+    """The method radio and its parameters; returns (method, keyword arguments for loaders.decode)."""
+    method = state.synced("decoding.method", "greedy")
+    if method not in METHOD_PARAMS:
+        state.bad_link("decoding.method", method, "greedy")
+        st.session_state["decoding.method"] = method = "greedy"
+    st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
+             format_func=lambda m: t(f"decoding.method.{m}"))
+    state.synced("decoding.step", 0, state.parse_int)  # read here, so a bad link is reported with the rest
+    columns = st.columns(4)
+    return method, {name: param(name, column) for name, column in zip(METHOD_PARAMS[method], columns)}
+
+
+def formulas(method: str) -> None:
+    st.write(t("decoding.formula"))
+    st.latex(r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W h_t + b)")
+    st.write(t(f"decoding.formula.{method}"))
+    st.latex(FORMULAS[method])
+
+
+def move(delta: int, n: int) -> None:
+    """A button's callback: it runs before the rerun, so the slider is drawn at the new step."""
+    st.session_state["decoding.step"] = min(max(st.session_state["decoding.step"] + delta, 0), n - 1)
+
+
+def step_control(n: int) -> int:
+    """Slider plus previous / next buttons over the n steps; returns the current step."""
+    step = state.synced("decoding.step", 0, state.parse_int)
+    step = step if isinstance(step, int) and not isinstance(step, bool) else 0
+    # The number of steps changes with the text and the method, so an out-of-range step is normal here.
+    st.session_state["decoding.step"] = step = min(max(step, 0), n - 1)
+    state.publish("decoding.step")
+    back, middle, forward = st.columns([1, 6, 1], vertical_alignment="bottom")
+    back.button(t("decoding.prev"), on_click=move, args=(-1, n), disabled=step == 0, key="decoding.prev")
+    forward.button(t("decoding.next"), on_click=move, args=(1, n), disabled=step == n - 1, key="decoding.next")
+    if n > 1:
+        middle.slider(t("decoding.step"), 0, n - 1, key="decoding.step")
+    st.caption(t("decoding.of", k=step, n=n) if n > 1 else t("decoding.one_step"))
+    return step
+
+
+def piece(tokenizer, i: int) -> str:
+    """A token as a reader sees it: sentencepiece's word mark ▁ dropped, byte pieces as <E4>."""
+    label = tokenizer.display_pieces([i])[0]
+    return label[1:] if label.startswith("▁") and len(label) > 1 else label
+
+
+def summary(decoded, k: int, labels, tokenizer) -> None:
+    """The decoder input as chips with the chosen token selected, and the output so far as text."""
+    step = decoded.steps[k]
+    here = len(step.prefix)  # the position the chosen token takes in the next step's input
+    st.caption(t("decoding.prefix"))
+    st.markdown(figs.token_chips(labels[:here], labels[here]))
+    p = figs.softmax(step.logits)[step.chosen]
+    st.metric(t("decoding.chosen", k=k), labels[here], t("decoding.chosen.p", p=p), delta_color="off",
+              delta_arrow="off")
+    st.caption(t("decoding.so_far"))
+    st.text(tokenizer.decode(list(step.prefix[len(decoded.steps[0].prefix):]) + [step.chosen]))
+    st.caption(t("decoding.full", why=t(f"decoding.why.{decoded.finished_by}")))
+    st.text(tokenizer.decode(list(decoded.ids)))
+
+
+def top_chart(step, tokenizer, method: str) -> None:
+    """The step's most likely next tokens; for sampling, the filtered distribution over the model's own."""
+    ids, probs = zip(*step.top)
+    chosen = ids.index(step.chosen) if step.chosen in ids else -1
+    sampled = method == "sample"
+    title = t("decoding.top.sample" if sampled else "decoding.top.title", n=len(ids))
+    fig = figs.top_k_bars([piece(tokenizer, i) for i in ids], probs, chosen, title, t("decoding.top.x"),
+                          figs.softmax(step.logits)[list(ids)] if sampled else None,
+                          (t("decoding.top.sampled"), t("decoding.top.model")))
+    pieces = [piece(tokenizer, i) for i in ids]
+    page.chart(fig, "decoding.top", to_csv(np.array([probs]), pieces, [t("decoding.top.x")]))
+    if chosen < 0:
+        st.caption(t("decoding.top.outside", n=len(ids)))
+
+
+def attention_rows(rows, keys, heads, name: str, title: str, x_title: str) -> None:
+    """One step's rows of one layer: heads × keys, on the shared 0..1 scale."""
+    fig = matrix(rows, keys, heads, title=title, zrange=(0, 1), x_title=x_title, y_title=t("decoding.heads"))
+    page.chart(fig, name, to_csv(rows, keys, heads))
+
+
+def cross_view(step, layer: int, src_labels, heads) -> None:
+    """The step's cross-attention: every head's row over the source, and their average as bars."""
+    st.write(t("decoding.formula.cross"))
+    st.latex(r"\alpha_t = \mathrm{softmax}\!\left(\frac{q_t K_{\mathrm{enc}}^\top}{\sqrt{d_k}}\right)")
+    left, right = st.columns([3, 2])
+    with left:
+        attention_rows(step.cross_attn[layer], src_labels, heads, "decoding.cross",
+                       t("decoding.cross.title", layer=layer), t("decoding.source"))
+    mean = step.cross_attn[layer].mean(0)  # [src]
+    fig = figs.weight_bars(src_labels, mean, t("decoding.cross.mean"), t("decoding.source"), t("decoding.weight"))
+    with right:
+        page.chart(fig, "decoding.cross_mean", to_csv(mean[None], src_labels, [t("decoding.cross.mean")]))
+
+
+def steps_table(decoded, labels) -> None:
+    """Every step's chosen token with the model's probability of it."""
+    steps = decoded.steps
+    st.dataframe(pd.DataFrame({t("decoding.table.step"): range(len(steps)),
+                               t("decoding.table.token"): [labels[len(s.prefix)] for s in steps],
+                               t("decoding.table.p"): [figs.softmax(s.logits)[s.chosen] for s in steps]}),
+                 hide_index=True)
+
+
+def all_steps(decoded, labels, src_labels, layer: int, step: int) -> None:
+    """Every step's attention stacked, heads averaged: cross-attention if there is an encoder, else self."""
+    steps = decoded.steps
+    cross = steps[0].cross_attn is not None
+    values = figs.stack_rows([(s.cross_attn if cross else s.self_attn)[layer].mean(0) for s in steps])  # [steps, keys]
+    keys = src_labels if cross else labels[:values.shape[1]]
+    generated = [labels[len(s.prefix)] for s in steps]
+    st.caption(t("decoding.all.cross" if cross else "decoding.all.self", layer=layer))
+    fig = figs.alignment(values, keys, generated, step, x_title=t("decoding.source" if cross else "decoding.input"),
+                         y_title=t("decoding.all.y"))
+    page.chart(fig, "decoding.all", to_csv(values, keys, generated))
+
+
+def beam_view(decoded, tokenizer, width: int) -> None:
+    """The beam tree (x = step, y = rank) and the final hypotheses with their scores."""
+    tree, hyps = decoded.beams, decoded.hypotheses
+    end = next((s.index, r) for s in tree for r, b in enumerate(s.beams) if b.tokens == hyps[0].tokens)
+    parents = [[b.parent for b in s.beams] for s in tree]
+
+    def field(name):
+        return [[getattr(b, name) for b in s.beams] for s in tree]
+
+    fig = figs.beam_tree([[piece(tokenizer, b.tokens[-1]) for b in s.beams] for s in tree], field("score"),
+                         field("normalized"), parents, field("finished"), figs.best_path(parents, end),
+                         root=piece(tokenizer, tokenizer.bos_id), title=t("decoding.beam.title", w=width),
+                         x_title=t("decoding.beam.x"), y_title=t("decoding.beam.y"),
+                         words=(t("decoding.beam.score"), t("decoding.beam.normalized"), t("decoding.beam.finished")))
+    nodes = pd.DataFrame([(s.index, r, b.parent, tokenizer.decode(list(b.tokens)), b.score, b.normalized, b.finished)
+                          for s in tree for r, b in enumerate(s.beams)],
+                         columns=["step", "rank", "parent", "tokens", "score", "normalized", "finished"])
+    page.chart(fig, "decoding.tree", nodes.to_csv(index=False))
+    st.caption(t("decoding.hyps"))
+    st.dataframe(pd.DataFrame({t("decoding.hyps.text"): [tokenizer.decode(list(h.tokens)) for h in hyps],
+                               t("decoding.beam.score"): [h.score for h in hyps],
+                               t("decoding.beam.normalized"): [h.normalized for h in hyps],
+                               t("decoding.hyps.tokens"): [len(h.tokens) for h in hyps],
+                               t("decoding.hyps.finished"): [h.finished for h in hyps]}), hide_index=True)
