@@ -1,0 +1,230 @@
+"""The attention explorer as a user drives it; every expected value comes from the model's own trace."""
+import csv
+import io
+import json
+import math
+import re
+from unittest import mock
+
+import numpy as np
+import pytest
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.runtime.media_file_manager import MediaFileManager
+
+from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page
+from viz_app import loaders
+from viz_app.figures.heatmap import safe_labels
+from viz_app.sidebar import EXAMPLES
+
+MODEL = "translate-en-fr"
+SENTENCE = "the little girl does not see the red car"
+GRID, HEAD, LINES, STATS = range(4)  # the page's charts, in order
+
+
+def pattern(text, stack="encoder", layer=0, kind="self_attn", model=MODEL):
+    return loaders.run(model, text).trace.attn(stack, layer, kind).pattern[0]  # [h, q, k]
+
+
+def visible(z):
+    """Cells the chart draws (NaN = empty)."""
+    return ~np.isnan(z)
+
+
+def test_grid_holds_every_head_and_the_enlarged_head_follows_the_sidebar():
+    at = open_page("explorer", src=SENTENCE)
+    assert_clean(at)
+    run = loaders.run(MODEL, SENTENCE)
+    heads = run.trace.attn("encoder", 0).pattern.shape[1]
+    for layer in range(run.trace.n_layers("encoder")):
+        p = run.trace.attn("encoder", layer).pattern[0]
+        for h in range(heads):
+            np.testing.assert_array_equal(chart_z(at, GRID, trace=layer * heads + h), p[h])
+    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE)[0])
+    at.sidebar.selectbox(key="head").set_value(2).run()
+    at.sidebar.selectbox(key="layer").set_value(1).run()
+    assert_clean(at)
+    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, layer=1)[2])
+    assert chart_spec(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels)
+    frame = chart_spec(at, GRID)["layout"]["shapes"][0]
+    assert frame["xref"] == f"x{1 * heads + 2 + 1} domain"  # the grid outlines the head shown
+
+
+def click_grid(at, layer, head):
+    """What the browser sends when a grid cell is clicked: a point selection of that cell's marker."""
+    chart = at.get("plotly_chart")[GRID]
+    point = {"curve_number": 0, "point_number": 0, "point_index": 0, "customdata": [layer, head]}
+    states = at._tree.get_widget_states()
+    states.widgets.append(WidgetState(id=chart.proto.id, string_value=json.dumps(
+        {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}})))
+    return at._run(states)
+
+
+def test_clicking_a_grid_cell_enlarges_that_head():
+    at = open_page("explorer", src=SENTENCE, **{"explorer.average": True})
+    click_grid(at, 2, 3)
+    assert_clean(at)
+    assert (at.session_state["layer"], at.session_state["head"]) == (2, 3)
+    assert at.sidebar.selectbox(key="head").value == 3
+    assert not at.checkbox(key="explorer.average").value  # a clicked head is shown on its own
+    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, layer=2)[3])
+
+
+def test_average_is_the_mean_over_the_layers_heads():
+    at = open_page("explorer", src=SENTENCE, layer=1)
+    at.checkbox(key="explorer.average").check().run()
+    assert_clean(at)
+    np.testing.assert_allclose(chart_z(at, HEAD), pattern(SENTENCE, layer=1).mean(0), rtol=1e-6)
+
+
+def drawn_lines(at) -> int:
+    """Segments in the lines view: each is x = 0, 1, NaN."""
+    return sum(len(decode(t["x"])) // 3 for t in chart_spec(at, LINES)["data"] if t["mode"] == "lines")
+
+
+def test_top_k_keeps_the_k_largest_cells_of_each_row():
+    at = open_page("explorer", src=SENTENCE, head=1)
+    at.number_input(key="explorer.top_k").set_value(3).run()
+    assert_clean(at)
+    z, p = chart_z(at, HEAD), pattern(SENTENCE)[1]
+    assert (visible(z).sum(1) == 3).all()
+    for row, shown in zip(p, visible(z)):
+        assert row[shown].min() >= row[~shown].max()
+    np.testing.assert_array_equal(z[visible(z)], p[visible(z)])
+    assert drawn_lines(at) == (visible(z) & (p >= 0.01)).sum()  # the lines follow the same filter
+
+
+def test_threshold_hides_cells_below_it():
+    at = open_page("explorer", src=SENTENCE)
+    at.slider(key="explorer.threshold").set_value(0.1).run()
+    assert_clean(at)
+    z, p = chart_z(at, HEAD), pattern(SENTENCE)[0]
+    np.testing.assert_array_equal(visible(z), p >= np.float32(0.1))
+    assert len(chart_spec(at, HEAD)["data"]) == 1  # the encoder masks nothing: no grey layer
+    assert drawn_lines(at) == visible(z).sum()
+
+
+def test_query_window_shows_exactly_those_rows():
+    at = open_page("explorer", src=SENTENCE)
+    at.slider(key="explorer.window").set_value((3, 7)).run()
+    assert_clean(at)
+    run = loaders.run(MODEL, SENTENCE)
+    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE)[0][3:8])
+    assert chart_spec(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels[3:8])
+    left = [t for t in chart_spec(at, LINES)["data"] if t["mode"] == "text"][0]
+    assert left["text"] == safe_labels(run.src_labels[3:8])
+
+
+def test_decoder_self_attention_shows_the_causal_mask_as_empty_cells():
+    at = open_page("explorer", src=SENTENCE, layer=2, head=1, **{"explorer.kind": "decoder.self_attn"})
+    assert_clean(at)
+    p = pattern(SENTENCE, "decoder", 2)[1]
+    z = chart_z(at, HEAD)
+    causal = np.tril(np.ones(p.shape, bool))
+    np.testing.assert_array_equal(visible(z), causal)
+    np.testing.assert_array_equal(z[causal], p[causal])
+    grey = chart_z(at, HEAD, trace=1)  # masked cells are painted grey, the rest left as drawn
+    np.testing.assert_array_equal(grey, ~causal)
+
+
+def test_cross_attention_reads_the_source():
+    at = open_page("explorer", src=SENTENCE)
+    at.selectbox(key="explorer.kind").set_value("decoder.cross_attn").run()
+    assert_clean(at)
+    run = loaders.run(MODEL, SENTENCE)
+    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, "decoder", 0, "cross_attn")[0])
+    spec = chart_spec(at, HEAD)["data"][0]
+    assert spec["x"] == safe_labels(run.src_labels) and spec["y"] == safe_labels(run.tgt_labels)  # "<s>" as text
+    columns = list(at.dataframe[0].value.columns)
+    assert len(columns) == 5  # layer, head and three statistics: no previous-token score across sentences
+
+
+def test_head_statistics_match_the_trace():
+    at = open_page("explorer", src=SENTENCE, **{"explorer.kind": "decoder.self_attn"})
+    assert_clean(at)
+    run = loaders.run(MODEL, SENTENCE)
+    table = at.dataframe[0].value
+    heads = run.trace.attn("decoder", 0).pattern.shape[1]
+    assert len(table) == run.trace.n_layers("decoder") * heads
+    for _, row in table.iterrows():
+        layer, head = int(row.iloc[0]), int(row.iloc[1])
+        p = run.trace.attn("decoder", layer).pattern[0, head].astype(np.float64)
+        n = len(p)
+        entropy = np.mean([-sum(x * math.log(x) for x in r if x > 0) for r in p])
+        distance = np.mean([sum(p[i, j] * abs(i - j) for j in range(n)) for i in range(n)])
+        on_bos = np.mean(p[:, 0])  # <s> is the one special key of the decoder input
+        previous = np.mean([p[i, i - 1] for i in range(1, n)])
+        np.testing.assert_allclose(row.iloc[2:].to_numpy(float), [entropy, distance, on_bos, previous],
+                                   rtol=1e-5, atol=1e-7)
+    assert any("0·<s>" in c.value for c in at.caption)
+    stat_z = chart_z(at, STATS)  # the map shows the previous-token score by default
+    np.testing.assert_allclose(stat_z.ravel(), table.iloc[:, 5].to_numpy(float), rtol=1e-6)
+
+
+def long_text(model: str, n_tokens: int) -> str:
+    tokenizer = loaders.load_model(model).tokenizers["src" if loaders.load_model(model).config.has_encoder else "tgt"]
+    text = EXAMPLES[model]
+    while len(tokenizer.encode(text)) < n_tokens:
+        text += " " + EXAMPLES[model]
+    return text
+
+
+@pytest.mark.parametrize("model", [m for m in loaders.available_models() if m in EXAMPLES])
+def test_long_input_stays_readable_and_light(model):
+    text = long_text(model, 260)  # past translate-en-fr's max_len of 64: the loader cuts it and says so
+    at = open_page("explorer", timeout=120, model=model, src=text)
+    assert_clean(at)
+    loaded = loaders.load_model(model)
+    cfg = loaded.config
+    run = loaders.run(model, text)
+    n = len(run.src_labels or run.tgt_labels)
+    assert n <= cfg.max_len
+    if len(loaded.tokenizers["src" if cfg.has_encoder else "tgt"].encode(text)) >= cfg.max_len:
+        assert any("only the first" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")[GRID].proto.spec) <= 1_000_000  # the JSON the browser receives
+    assert at.slider(key="explorer.window").value == (0, min(n, 64) - 1)
+    at.slider(key="explorer.window").set_value((n - 10, n - 1)).run()
+    assert_clean(at)
+    stack = "encoder" if cfg.has_encoder else "decoder"
+    p = pattern(text, stack, model=model)[0][n - 10:]  # [10, n]
+    masked = np.zeros(p.shape, bool) if stack == "encoder" else ~np.tril(np.ones((n, n), bool))[n - 10:]
+    z = chart_z(at, HEAD)
+    assert z.shape == (10, n) and np.isnan(z[masked]).all()
+    np.testing.assert_array_equal(z[~masked], p[~masked])
+
+
+def deferred_downloads(**state) -> tuple:
+    """Open the page and keep the callables its download buttons run on click (grid CSV, then HTML)."""
+    made = []
+    add = MediaFileManager.add_deferred
+
+    def spy(self, fn, *args, **kwargs):
+        made.append(fn)
+        return add(self, fn, *args, **kwargs)
+
+    with mock.patch.object(MediaFileManager, "add_deferred", spy):
+        at = open_page("explorer", **state)
+    return at, made
+
+
+def test_grid_csv_has_every_weight_of_every_head():
+    at, (grid_csv, _) = deferred_downloads(src=SENTENCE)
+    assert_clean(at)
+    rows = list(csv.reader(io.StringIO(grid_csv())))
+    run = loaders.run(MODEL, SENTENCE)
+    p = np.stack([run.trace.attn("encoder", i).pattern[0] for i in range(run.trace.n_layers("encoder"))])
+    assert len(rows) == 1 + p.size
+    layer, head, query, key, weight = rows[-1]
+    assert (query, key) == (run.src_labels[-1], run.src_labels[-1])
+    assert np.float32(weight) == p[int(layer), int(head), -1, -1]
+
+
+def test_html_export_is_self_contained_and_escapes_the_sentence():
+    at, made = deferred_downloads(src="the girl <script>alert(1)</script> sees")
+    assert_clean(at)
+    html = made[-1]()
+    assert "<script>alert(1)</script>" not in html
+    assert "the girl &lt;script&gt;alert(1)&lt;/script&gt; sees" in html
+    assert "Plotly.newPlot" in html and len(html) > 3_000_000  # plotly.js itself is in the file
+    assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I) and "<link" not in html  # nothing fetched
+    assert not re.search(r"""(src|href)\s*=\s*["']?//""", html)
+    assert html.count('class="plotly-graph-div"') == 4 and "<table>" in html  # 4 charts and the statistics

@@ -1,0 +1,213 @@
+"""Explorer figures without streamlit: grid, filtering, enlarged head, lines, statistics map."""
+import csv
+import io
+import json
+
+import numpy as np
+import plotly.io
+import pytest
+
+from tests.app.conftest import decode
+from viz_app.figures import attention as fa
+
+
+def softmax_rows(shape, seed=0, causal=False):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=shape) * 3
+    if causal:
+        scores = np.where(np.tril(np.ones(shape[-2:], bool)), scores, -np.inf)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
+
+
+def spec(fig) -> dict:
+    return json.loads(plotly.io.to_json(fig, validate=False))  # what st.plotly_chart sends
+
+
+NAMES = dict(layer_names=["L0", "L1", "L2"], head_names=["H0", "H1", "H2", "H3"], hint="layer {layer}, head {head}")
+
+
+def test_grid_subplots_hold_each_heads_weights_exactly():
+    p = softmax_rows((3, 4, 9, 9))
+    data = spec(fa.grid(p, **NAMES))["data"]
+    assert len(data) == 2 * 12  # a heatmap and a click target per head
+    for layer in range(3):
+        for head in range(4):
+            heat = data[layer * 4 + head]
+            assert heat["type"] == "heatmap" and heat["coloraxis"] == "coloraxis"
+            np.testing.assert_array_equal(decode(heat["z"]), p[layer, head])
+            assert "customdata" not in heat and "text" not in heat  # nothing per cell beyond z
+            target = data[12 + layer * 4 + head]
+            assert target["customdata"] == [[layer, head]]
+            assert target["xaxis"] == heat["xaxis"] and target["yaxis"] == heat["yaxis"]
+            assert f"layer {layer}, head {head}" in target["hovertemplate"]
+
+
+def test_grid_layout_shared_scale_and_selected_frame():
+    fig = spec(fa.grid(softmax_rows((3, 4, 5, 5)), selected=(2, 1), **NAMES))
+    layout = fig["layout"]
+    assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (0, 1)
+    assert layout["hoverdistance"] == -1  # a click anywhere in a cell reaches its target marker
+    (frame,) = layout["shapes"]
+    assert frame["xref"] == "x10 domain" and frame["yref"] == "y10 domain"  # subplot 2·4 + 1 + 1
+    titles = [a["text"] for a in layout["annotations"]]
+    assert set(NAMES["layer_names"] + NAMES["head_names"]) <= set(titles)
+
+
+def test_long_input_is_pooled_by_block_maximum():
+    p = softmax_rows((3, 4, 250, 250))
+    fig = fa.grid(p, **NAMES)
+    block = fig.layout.meta["block"]
+    assert block == fa.grid_block(12, 250, 250) > 1
+    z = decode(spec(fig)["data"][5]["z"])  # layer 1, head 1
+    rows = -(-250 // block)
+    assert z.shape == (rows, rows)
+    expected = np.array([[p[1, 1, i * block:(i + 1) * block, j * block:(j + 1) * block].max()
+                          for j in range(rows)] for i in range(rows)])
+    np.testing.assert_array_equal(z, expected)
+
+
+@pytest.mark.parametrize("layers, heads, n",
+                         [(3, 4, 64), (3, 4, 128), (3, 4, 256), (6, 8, 256), (12, 12, 384), (2, 2, 1024)])
+@pytest.mark.parametrize("values", ["causal", "near_one"])
+def test_grid_payload_stays_under_one_megabyte(layers, heads, n, values):
+    rng = np.random.default_rng(0)
+    if values == "causal":
+        p = np.tril(rng.random((layers, heads, n, n), dtype=np.float32))
+    else:  # weights just under 1 are the worst case: their base64 is full of "/", which JSON escapes
+        p = 1 - rng.random((layers, heads, n, n), dtype=np.float32) * 1e-3
+    names = [f"L{i}" for i in range(layers)], [f"H{i}" for i in range(heads)]
+    fig = fa.grid(p, *names, "{layer}/{head}", selected=(0, 0))
+    assert len(plotly.io.to_json(fig, validate=False)) <= 1_000_000
+
+
+def test_top_k_keeps_exactly_the_k_largest_of_each_row():
+    w = softmax_rows((6, 10), seed=3)
+    for k in (1, 3, 9):
+        kept = fa.filter_mask(w, top_k=k)
+        assert (kept.sum(1) == k).all()
+        for row, keep in zip(w, kept):
+            assert row[keep].min() > row[~keep].max()
+    assert fa.filter_mask(w, top_k=0).all() and fa.filter_mask(w, top_k=50).all()
+
+
+def test_top_k_picks_only_allowed_keys():
+    w = softmax_rows((5, 5), causal=True)
+    allowed = np.tril(np.ones((5, 5), bool))
+    kept = fa.filter_mask(w, top_k=3, allowed=allowed)
+    assert list(kept.sum(1)) == [1, 2, 3, 3, 3]
+    assert not (kept & ~allowed).any()
+
+
+def test_threshold_hides_cells_below_it():
+    w = softmax_rows((6, 8), seed=1)
+    kept = fa.filter_mask(w, threshold=0.2)
+    np.testing.assert_array_equal(kept, w >= 0.2)
+    both = fa.filter_mask(w, top_k=2, threshold=0.2)
+    np.testing.assert_array_equal(both, fa.filter_mask(w, top_k=2) & (w >= 0.2))
+
+
+def test_head_view_shows_masked_cells_grey_and_filtered_cells_blank():
+    w = softmax_rows((4, 4), causal=True)
+    blocked = ~np.tril(np.ones((4, 4), bool))
+    kept = fa.filter_mask(w, threshold=0.3, allowed=~blocked)
+    values = fa.shown_values(w, blocked, kept)
+    fig = spec(fa.head_view(values, list("abcd"), list("abcd"), "t"))
+    weights, grey = fig["data"]
+    z = decode(weights["z"])
+    np.testing.assert_array_equal(z[kept], w[kept])
+    assert np.isnan(z[~kept]).all()  # neither kind of empty cell is drawn as a 0
+    assert weights["hoverongaps"] is False and "customdata" not in weights  # nothing sent per cell but z
+    assert (fig["layout"]["coloraxis"]["cmin"], fig["layout"]["coloraxis"]["cmax"]) == (0, 1)
+    paint = decode(grey["z"])
+    assert paint.dtype == np.uint8 and grey["hoverinfo"] == "skip" and grey["x"] == weights["x"]
+    np.testing.assert_array_equal(paint, blocked)  # grey exactly where masked; filtered cells stay blank
+    assert grey["colorscale"][0][1] == "rgba(0,0,0,0)"
+
+
+def test_head_view_without_masked_cells_has_one_trace():
+    w = softmax_rows((3, 3))
+    values = fa.shown_values(w, np.zeros((3, 3), bool), np.ones((3, 3), bool))
+    fig = spec(fa.head_view(values, list("abc"), list("abc"), "t"))
+    assert len(fig["data"]) == 1
+    np.testing.assert_array_equal(decode(fig["data"][0]["z"]), w)
+
+
+def test_head_view_payload_is_the_weights_only():
+    n = 320
+    w = np.tril(softmax_rows((n, n), causal=True))
+    kept = fa.filter_mask(w, top_k=2, allowed=np.tril(np.ones((n, n), bool)))
+    fig = fa.head_view(fa.shown_values(w, ~np.tril(np.ones((n, n), bool)), kept), range(n), range(n), "t")
+    raw = n * n * (4 + 1)  # float32 weights and the uint8 mask layer
+    assert len(plotly.io.to_json(fig, validate=False)) < 2 * raw  # base64 and JSON escapes, no per-cell text
+
+
+def segments(fig):
+    """(query position, key position, opacity, width) of every drawn line."""
+    out = []
+    for trace in spec(fig)["data"]:
+        if trace["mode"] != "lines":
+            continue
+        xs, ys = decode(trace["x"]), decode(trace["y"])
+        for s in range(0, len(xs), 3):
+            assert (xs[s], xs[s + 1]) == (0, 1) and np.isnan(xs[s + 2]) and np.isnan(ys[s + 2])
+            out.append((-ys[s], -ys[s + 1], trace["opacity"], trace["line"]["width"]))
+    return out
+
+
+def test_lines_draw_the_kept_cells_with_opacity_by_weight():
+    w = softmax_rows((5, 7), seed=2)
+    kept = fa.filter_mask(w, top_k=2)
+    fig = fa.lines(w, kept, [f"q{i}" for i in range(5)], [f"k{j}" for j in range(7)], q_start=10)
+    drawn = segments(fig)
+    expected = {(i + 10, j) for i, j in zip(*np.nonzero(kept & (w >= 0.01)))}
+    assert {(q, k) for q, k, _, _ in drawn} == expected and len(drawn) == len(expected)
+    by_weight = sorted((w[int(q) - 10, int(k)], o, width) for q, k, o, width in drawn)
+    assert [o for _, o, _ in by_weight] == sorted(o for _, o, _ in by_weight)  # heavier → more opaque
+    assert [x for _, _, x in by_weight] == sorted(x for _, _, x in by_weight)  # and thicker
+    assert len([t for t in spec(fig)["data"] if t["mode"] == "lines"]) <= fa.LINE_BUCKETS
+
+
+def test_lines_escape_labels_and_list_the_reached_keys():
+    w = np.zeros((2, 6), np.float32)
+    w[0, 2], w[1, 4] = 1, 1
+    fig = spec(fa.lines(w, w > 0, ["<b>q</b>", "q1"], [f"k{j}" for j in range(6)]))
+    texts = [t["text"] for t in fig["data"] if t["mode"] == "text"]
+    assert texts[0] == ["&lt;b&gt;q&lt;/b&gt;", "q1"]
+    assert texts[1] == ["k0", "k1", "k2", "k3", "k4"]  # queries start at 0, so keys 0..4
+
+
+def test_lines_for_queries_past_the_last_key():
+    # cross-attention: decoder positions 8..9 read a 3-token source
+    w = np.array([[0.0, 0.2, 0.8], [1.0, 0.0, 0.0]], np.float32)
+    fig = spec(fa.lines(w, w > 0, ["q8", "q9"], ["k0", "k1", "k2"], q_start=8))
+    texts = [t for t in fig["data"] if t["mode"] == "text"]
+    assert texts[1]["text"] == ["k0", "k1", "k2"] and list(decode(texts[0]["y"])) == [-8, -9]
+    assert fig["layout"]["yaxis"]["range"] == [-9.7, 0.7]  # every token on screen
+    assert {(q, k) for q, k, _, _ in segments(fa.lines(w, w > 0, ["q8", "q9"], ["k0", "k1", "k2"], 8))} == \
+        {(8, 1), (8, 2), (9, 0)}
+
+
+def test_lines_csv_and_grid_csv():
+    w = softmax_rows((3, 4), seed=5)
+    kept = fa.filter_mask(w, top_k=1)
+    rows = list(csv.reader(io.StringIO(fa.lines_csv(w, kept, ["a", "b", "c"], list("wxyz"), ["q", "k", "w"]))))
+    assert rows[0] == ["q", "k", "w"] and len(rows) == 4
+    for q, k, weight in rows[1:]:
+        assert np.float32(weight) == w["abc".index(q), "wxyz".index(k)]
+    p = softmax_rows((2, 3, 4, 5))
+    rows = list(csv.reader(io.StringIO(fa.grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw")))))
+    assert len(rows) == 1 + p.size
+    l, h, q, k, weight = rows[-1]
+    assert (l, h, q, k) == ("1", "2", "d", "z") and np.float32(weight) == p[1, 2, 3, 4]
+    pooled = list(csv.reader(io.StringIO(fa.grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw"), block=2))))
+    assert len(pooled) == 1 + 2 * 3 * 2 * 3  # what the grid draws: 2 × 3 cells per head
+    l, h, q, k, weight = pooled[-1]
+    assert (q, k) == ("c … d", "z") and np.float32(weight) == p[1, 2, 2:, 4:].max()
+
+
+def test_stat_map_shows_the_values_on_layers_by_heads():
+    v = np.arange(12, dtype=np.float32).reshape(3, 4) / 12
+    fig = spec(fa.stat_map(v, NAMES["layer_names"], NAMES["head_names"], "previous", zrange=(0, 1)))
+    np.testing.assert_array_equal(decode(fig["data"][0]["z"]), v)
+    assert fig["data"][0]["x"] == NAMES["head_names"] and fig["data"][0]["y"] == NAMES["layer_names"]
