@@ -53,14 +53,14 @@ TASKS = {
     "lm-en": Task(
         "lm-en",
         dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
-             d_ff=256, dropout=0.1, max_len=64, norm_placement="pre", positional="learned",
+             d_ff=256, dropout=0.1, max_len=512, norm_placement="pre", positional="alibi",
              tie_embeddings=True),
         vocab={"tgt": 800}, steps=3000, warmup=400),
     "reverse": Task(
         "reverse",
         dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
-             n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=32),
-        vocab={"src": 300, "tgt": 300}, steps=2500, warmup=200, n_train=20000),
+             n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=48),
+        vocab={"src": 400, "tgt": 400}, steps=2500, warmup=200, n_train=20000),
 }
 
 
@@ -79,9 +79,11 @@ def corpus(task: Task, seed: int, n_train: int | None = None) -> dict:
     return {k: [(p.src, p.tgt, p) for p in v] for k, v in splits.items()}
 
 
-def encode_pairs(pairs, tokenizers) -> list[tuple[list[int] | None, list[int]]]:
-    return [(None if src is None else tokenizers["src"].encode(src), tokenizers["tgt"].encode(tgt))
-            for src, tgt, _ in pairs]
+def encode_pairs(pairs, tokenizers, max_len: int) -> list[tuple[list[int] | None, list[int]]]:
+    """Token ids of each pair; pairs too long for the model (with <s> or </s> added) are left out."""
+    encoded = [(None if src is None else tokenizers["src"].encode(src), tokenizers["tgt"].encode(tgt))
+               for src, tgt, _ in pairs]
+    return [(s, t) for s, t in encoded if (s is None or len(s) <= max_len) and len(t) < max_len]
 
 
 def pad(rows: list[list[int]], pad_id: int) -> torch.Tensor:
@@ -180,8 +182,8 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
         tokenizers = build_tokenizers(task, splits, out / "tokenizers")
         sizes = {f"{side}_vocab_size": tok.vocab_size for side, tok in tokenizers.items()}
         model = Transformer(ModelConfig(**task.config, **sizes))
-    train_set = encode_pairs(splits["train"], tokenizers)
-    valid_set = encode_pairs(splits["valid"], tokenizers)
+    train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
+    valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     state = {"step": 0, "seconds": 0.0, "tokens": 0, "valid_loss": None, "seed": seed, "task": task.name}
     if resume and ckpt.is_dir():
@@ -234,9 +236,12 @@ def main(argv=None) -> int:
     parser.add_argument("--ship", type=Path, help="evaluate and write the finished model here, with its card")
     parser.add_argument("--validate-every", type=int, default=500)
     parser.add_argument("--save-every", type=int, default=500)
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's own choice)")
     args = parser.parse_args(argv)
     if args.steps is not None and args.steps < 1:
         parser.error("--steps must be at least 1.")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     task = TASKS[args.task]
     state = train(task, args.out, args.seed, args.steps, args.resume, args.n_train,
                   args.validate_every, args.save_every)

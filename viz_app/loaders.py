@@ -9,10 +9,15 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import streamlit as st
+import torch
 
-from core_model import checkpoint, decoding
+from core_model import checkpoint, decoding, masks
+from core_model.positional import alibi_bias, rope_angles, rope_rotate
 from core_model.trace import Trace, run_with_trace
+
+from .figures.embeddings import nearest
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
@@ -97,12 +102,15 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     prepared = prepare(loaded.tokenizers[side], src_text, limit)
     notices = list(prepared.notices)
     src_ids, tgt_ids, output = prepared.ids, (), ""
+    if cfg.has_decoder:
+        try:  # the same greedy output the decoding page steps through
+            generated = decode(name, src_text).ids
+        except ValueError:  # an empty source, or a prompt that leaves no room to continue
+            generated = ()
+        output = loaded.tokenizers["tgt"].decode(list(generated))
     if cfg.architecture == "decoder":
         tgt_ids, src_ids = (cfg.bos_id, *prepared.ids), ()
-        output = loaded.tokenizers["tgt"].decode(list(decoding.greedy(loaded.model, prepared.ids, max_len=20).ids))
     elif cfg.architecture == "encoder-decoder":
-        generated = decoding.greedy(loaded.model, prepared.ids, max_len=limit - 1).ids
-        output = loaded.tokenizers["tgt"].decode(list(generated))
         target = generated
         if tgt_text.strip():
             forced = prepare(loaded.tokenizers["tgt"], tgt_text, limit)
@@ -114,3 +122,247 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),
                output, tuple(notices))
+
+
+# ----- decoding page ------------------------------------------------------------------------
+
+DECODE_METHODS = ("greedy", "beam", "sample")
+DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
+LM_NEW_TOKENS = 20  # as many tokens as `run` lets a decoder-only model continue
+
+
+def decoding_applies(architecture: str) -> bool:
+    """Only a model with a decoder generates tokens; an encoder-only one has nothing to step through."""
+    return architecture in ("encoder-decoder", "decoder")
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alpha: float = 0.6,
+           temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0) -> decoding.Decoded:
+    """Decode the text with `method` (greedy, beam or sample); the same arguments give the same record.
+
+    The source is prepared exactly as `run` prepares it, so its positions match `run(...).src_labels`.
+    Only the arguments of the chosen method matter; the page passes the others at their defaults.
+    """
+    loaded = load_model(name)
+    cfg = loaded.config
+    if not decoding_applies(cfg.architecture):
+        raise ValueError("an encoder-only model has no decoder, so it cannot generate tokens.")
+    side = "src" if cfg.has_encoder else "tgt"
+    limit = cfg.max_len - 1  # room for <s>, as in `run`
+    ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
+    max_len = limit - 1 if cfg.has_encoder else LM_NEW_TOKENS
+    common = dict(max_len=max_len, n_top=DECODE_TOP)
+    if method == "greedy":
+        return decoding.greedy(loaded.model, ids, **common)
+    if method == "beam":
+        return decoding.beam_search(loaded.model, ids, width=width, length_penalty=alpha, **common)
+    if method == "sample":
+        return decoding.sample(loaded.model, ids, temperature=temperature, top_k=top_k, top_p=top_p,
+                               seed=seed, **common)
+    raise ValueError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.")
+
+
+# ----- masks page: several sentences padded into one batch ----------------------------------
+
+BATCH_SIZES = (2, 4)  # fewest and most sentences in the masks page's batch
+BLOCK_SIDES = {"encoder.self_attn": ("src", "src"), "decoder.self_attn": ("tgt", "tgt"),
+               "decoder.cross_attn": ("tgt", "src")}  # attention block → (query side, key side)
+
+
+def attention_blocks(cfg) -> list[str]:
+    """The attention blocks a model has, as 'stack.kind'."""
+    has = {"encoder": cfg.has_encoder, "decoder": cfg.has_decoder, "src": cfg.has_encoder, "tgt": cfg.has_decoder}
+    return [b for b, (_, keys) in BLOCK_SIDES.items() if has[b.split(".")[0]] and has[keys]]
+
+
+def batch_lines(text: str) -> tuple[tuple[str, ...], str | None]:
+    """The sentences of a batch, one per line, and the i18n key of what is wrong with them (or None)."""
+    lines = tuple(line.strip() for line in text.strip().splitlines())
+    if not lines or any(not line for line in lines):
+        return lines, "masks.bad.empty_line" if lines else "masks.bad.count"
+    if not BATCH_SIZES[0] <= len(lines) <= BATCH_SIZES[1]:
+        return lines, "masks.bad.count"
+    return lines, None
+
+
+class SentenceError(ValueError):
+    """A sentence of a batch that gives the model nothing to read; `line` counts from 1."""
+
+    def __init__(self, line: int):
+        super().__init__(f"sentence {line} has nothing the model can read.")
+        self.line = line
+
+
+def pad_rows(rows, pad_id: int) -> np.ndarray:
+    """Id sequences of different lengths → [b, longest] int64, filled on the right with pad_id."""
+    out = np.full((len(rows), max(len(r) for r in rows)), pad_id, dtype=np.int64)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return out
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Sentences padded together and run in ONE traced forward pass, with the masks that pass used.
+
+    Each sentence's own ids are those of `run(name, sentence)`: the same tokenization and, for a
+    translator, its own greedy translation as decoder input. `masks[block][kind]` are [b, q, k]
+    booleans (True = may attend) for kind "padding" and, in decoder self-attention, "causal" and
+    "combined" (both at once); the padding mask is all True when the run switched it off.
+    """
+    sentences: tuple[str, ...]
+    src_ids: np.ndarray  # [b, s] encoder input, pad_id on the right ([b, 0] for a decoder-only model)
+    tgt_ids: np.ndarray  # [b, t] decoder input ([b, 0] for an encoder-only model)
+    src_labels: tuple[tuple[str, ...], ...]  # per sentence, "5·<pad>" included
+    tgt_labels: tuple[tuple[str, ...], ...]
+    trace: Trace
+    masks: dict
+    invariance: tuple[float, ...]  # per sentence: max |batched − alone| of the model's output on real tokens
+    notices: tuple[tuple[str, dict], ...]
+
+
+def final_output(trace: Trace, cfg) -> np.ndarray:
+    """What the model hands out: logits with a decoder, else the encoder's last hidden states."""
+    if cfg.has_decoder:
+        return trace["logits"]
+    last = cfg.n_encoder_layers - 1
+    return trace["encoder.final_norm"] if "encoder.final_norm" in trace else trace.layer_output("encoder", last)
+
+
+def batch_masks(cfg, src, tgt, pad_mask: bool) -> dict:
+    """The masks of each attention block for ids src [b, s] and tgt [b, t], as [b, q, k] numpy booleans."""
+    out, b = {}, (src if cfg.has_encoder else tgt).shape[0]
+
+    def keys_ok(ids, q_len):  # [b, 1, 1, k] padding mask → [b, q, k]; all True when switched off
+        mask = masks.padding_mask(torch.as_tensor(ids), cfg.pad_id)[:, 0] if pad_mask else \
+            torch.ones(ids.shape[0], 1, ids.shape[1], dtype=torch.bool)
+        return mask.expand(-1, q_len, -1).numpy()
+
+    if cfg.has_encoder:
+        padding = keys_ok(src, src.shape[1])
+        out["encoder.self_attn"] = {"padding": padding}
+    if cfg.has_decoder:
+        padding = keys_ok(tgt, tgt.shape[1])
+        causal = masks.causal_mask(tgt.shape[1])[0].expand(b, -1, -1).numpy()  # [b, t, t]
+        out["decoder.self_attn"] = {"padding": padding, "causal": causal, "combined": padding & causal}
+    if cfg.architecture == "encoder-decoder":
+        padding = keys_ok(src, tgt.shape[1])
+        out["decoder.cross_attn"] = {"padding": padding}
+    return out
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -> Batch:
+    """Pad the sentences to the longest and trace them in one batched forward pass."""
+    loaded = load_model(name)
+    cfg = loaded.config
+    alone = []  # each sentence by itself, with the padding mask
+    for line, sentence in enumerate(sentences, 1):
+        try:
+            alone.append(run(name, sentence))
+        except ValueError as e:  # nothing left to read once unusable characters are removed
+            raise SentenceError(line) from e
+    src = pad_rows([r.src_ids for r in alone], cfg.pad_id) if cfg.has_encoder else np.zeros((len(alone), 0), np.int64)
+    tgt = pad_rows([r.tgt_ids for r in alone], cfg.pad_id) if cfg.has_decoder else np.zeros((len(alone), 0), np.int64)
+    _, trace = run_with_trace(loaded.model, torch.as_tensor(src) if cfg.has_encoder else None,
+                              torch.as_tensor(tgt) if cfg.has_decoder else None, pad_mask=pad_mask)
+    batched = final_output(trace, cfg)
+    invariance = tuple(float(np.abs(batched[i, :one.shape[1]] - one[0]).max())
+                       for i, one in enumerate(final_output(r.trace, cfg) for r in alone))
+    labels = {side: tuple(token_labels(loaded.tokenizers[side], row) for row in ids) if ids.shape[1] else ()
+              for side, ids in (("src", src), ("tgt", tgt))}
+    notices = []
+    for notice in (n for r in alone for n in r.notices):
+        if notice not in notices:  # the same message once, not once per sentence
+            notices.append(notice)
+    return Batch(tuple(sentences), src, tgt, labels["src"], labels["tgt"], trace,
+                 batch_masks(cfg, src, tgt, pad_mask), invariance, tuple(notices))
+
+
+# ----- tokens page --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Each token's nearest vocabulary entries by cosine similarity of embedding rows."""
+    ids: np.ndarray  # [n, k]
+    cosine: np.ndarray  # [n, k]
+    vectors: np.ndarray  # [n, k, d_model]
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neighbours:
+    """The k entries of the `side` embedding matrix nearest each of `ids` (special tokens left out)."""
+    loaded = load_model(name)
+    cfg = loaded.config
+    weight = getattr(loaded.model, f"{side}_embed").tok.weight.detach().numpy()  # [vocab, d_model]
+    found, cosine = nearest(weight, ids, k, exclude=(cfg.pad_id, cfg.unk_id, cfg.bos_id, cfg.eos_id))
+    return Neighbours(found, cosine, weight[found])
+
+
+# ----- positional page ----------------------------------------------------------------------
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def model_positions(name: str, n: int) -> dict:
+    """The model's own position information over its first n positions (at most max_len), by kind.
+
+    sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, d_head/2],
+    "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
+    alibi: {"bias": [h, n, n]}; none: {}.
+    """
+    loaded = load_model(name)
+    cfg = loaded.config
+    positions = torch.arange(min(n, cfg.max_len))
+    with torch.no_grad():
+        if cfg.positional in ("sinusoidal", "learned"):
+            return {side: getattr(loaded.model, f"{side}_embed").pos(positions).numpy() for side in cfg.sides}
+        if cfg.positional == "rope":
+            q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
+            rq = rope_rotate(q.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]  # [n, d_head]
+            rk = rope_rotate(k.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]
+            return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
+                    "offset": (rq @ rk.T).numpy()}  # [n, n]
+        if cfg.positional == "alibi":
+            return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy()}  # [h, n, n]
+    return {}
+
+
+# ----- FFN, residual & normalization page: the logit lens -----------------------------------
+
+LENS_TOP = 3  # tokens listed per layer and position
+
+
+@dataclass(frozen=True)
+class Lens:
+    """The decoder's prediction read out after every layer, as if that layer were the last one."""
+    probs_of_final: np.ndarray  # [layers, t] probability, under each layer's readout, of the model's own prediction
+    top_ids: np.ndarray  # [layers, t, LENS_TOP], most likely first
+    top_probs: np.ndarray  # [layers, t, LENS_TOP]
+    top_pieces: tuple[tuple[tuple[str, ...], ...], ...]  # [layers][t][LENS_TOP]
+    final_ids: np.ndarray  # [t] argmax of the model's logits
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Lens:
+    """Each decoder layer's output through the final norm (pre-norm stacks) and the output layer."""
+    loaded = load_model(name)
+    model, cfg = loaded.model, loaded.config
+    if not cfg.has_decoder:
+        raise ValueError("an encoder-only model has no output layer to read a prediction from.")
+    trace = run(name, src_text, tgt_text, scale, pad_mask).trace
+    hidden = torch.from_numpy(np.stack([trace.layer_output("decoder", i)[0]
+                                        for i in range(cfg.n_decoder_layers)]))  # [layers, t, d_model]
+    with torch.no_grad():
+        if model.decoder.final_norm is not None:  # a pre-norm stack's output is only read through it
+            hidden = model.decoder.final_norm(hidden)
+        probs = torch.softmax(model.generator(hidden), dim=-1).numpy()  # [layers, t, vocab]
+    final_ids = trace["logits"][0].argmax(-1)  # [t]
+    top_ids = np.argsort(-probs, axis=-1, kind="stable")[..., :LENS_TOP]  # [layers, t, k]
+    tokenizer = loaded.tokenizers["tgt"]
+
+    def pieces(ids):  # as in token_labels: the word-start mark ▁ dropped, positions left out
+        return tuple(p[1:] if p.startswith("▁") and len(p) > 1 else p for p in tokenizer.display_pieces(list(ids)))
+
+    return Lens(np.take_along_axis(probs, final_ids[None, :, None], -1)[..., 0],
+                top_ids, np.take_along_axis(probs, top_ids, -1),
+                tuple(tuple(pieces(pos) for pos in layer) for layer in top_ids), final_ids)

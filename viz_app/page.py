@@ -7,14 +7,17 @@ from . import loaders, sidebar, state
 from .i18n import t
 
 
-def start():
-    """Set the page up and draw the shared sidebar; returns the model's config (stops if none loads)."""
+def start(need_model: bool = True):
+    """Set the page up and draw the shared sidebar; returns the model's config.
+
+    If no model loads, the page stops, unless it needs none (need_model=False): then None.
+    """
     try:
         st.set_page_config(page_title="Attention visualizer", layout="wide")
     except st.errors.StreamlitAPIException:  # app.py set it already in this run
         pass
     config = sidebar.render()
-    if config is None:
+    if config is None and need_model:
         st.stop()
     return config
 
@@ -46,14 +49,16 @@ def loaded():
     return loaders.load_model(st.session_state["model"])
 
 
-def chart(fig, name: str, csv: str | None = None, select: bool = False):
+def chart(fig, name: str, csv=None, select=False):
     """Draw a figure with its PNG button (plotly's own toolbar, offline) and its numbers as CSV.
 
     `name` keys the widgets and names the downloaded files; with select=True, clicks rerun
-    the page and the selection is returned.
+    the page and the selection is returned; a callable `select` is called first (it can still set
+    the sidebar's keys, whose widgets are not drawn yet), reading st.session_state[f"chart.{name}"].
+    `csv` may be a callable too: it then runs only when the button is clicked.
     """
     event = st.plotly_chart(
-        fig, key=f"chart.{name}", on_select="rerun" if select else "ignore",
+        fig, key=f"chart.{name}", on_select=select if callable(select) else "rerun" if select else "ignore",
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
     if csv is not None:
         st.download_button(t("export.csv"), csv, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}")

@@ -41,7 +41,7 @@ def test_stage_leaves_blocked_cells_empty_and_says_so():
     fig = figs.stage(values, ["0·a", "1·<b>"], ["0·a", "1·<b>"], row=0)
     z = z_of(fig)
     assert np.isnan(z[0, 1]) and z[1, 1] == 2.0
-    assert fig.data[0].customdata[0][1] == "−∞ (masked)" and fig.data[0].customdata[1][1] == ""
+    assert fig.data[0].customdata[0][1] == "−∞" and fig.data[0].customdata[1][1] == ""
     assert list(fig.data[0].x) == ["0·a", "1·&lt;b&gt;"]
 
 
@@ -51,7 +51,7 @@ def test_query_row_draws_one_panel_per_stage_with_blocked_keys_empty():
     assert len(fig.data) == 3 and [d.name for d in fig.data] == ["s", "s'", "a"]
     np.testing.assert_array_equal(np.asarray(fig.data[0].y, dtype=float), rows[0])
     scaled = np.asarray(fig.data[1].y, dtype=float)
-    assert np.isnan(scaled[2]) and list(fig.data[1].customdata) == ["", "", "−∞ (masked)"]
+    assert np.isnan(scaled[2]) and list(fig.data[1].customdata) == ["", "", "−∞"]
     assert list(fig.data[2].x) == ["0·x", "1·y", "2·&lt;z&gt;"]
     assert list(fig.data[2].text) == ["0.70", "0.30", "0.00"] and fig.data[1].text[2] == "−∞"
     assert {d.xaxis for d in fig.data} == {"x", "x2", "x3"}  # three panels

@@ -34,8 +34,11 @@ def matrix(values, x_labels=None, y_labels=None, title: str = "", zrange=None, s
     y = safe_labels(y_labels) if y_labels is not None else list(range(z.shape[0]))
     fig = px.imshow(shown, x=x, y=y, aspect="auto", color_continuous_scale=scale,
                     zmin=None if zrange is None else zrange[0], zmax=None if zrange is None else zrange[1])
-    note = np.where(blocked, "−∞ (masked)", "").astype(object)  # [rows, cols]
-    fig.update_traces(customdata=note, hovertemplate=f"%{{y}} → %{{x}}<br>%{{z:{hover_fmt}}}%{{customdata}}<extra></extra>")
+    hover = f"%{{y}} → %{{x}}<br>%{{z:{hover_fmt}}}"
+    if blocked.any():  # a per-cell note only where needed: it would double the bytes sent otherwise
+        fig.update_traces(customdata=np.where(blocked, "−∞", "").astype(object), hovertemplate=hover + "%{customdata}<extra></extra>")
+    else:
+        fig.update_traces(hovertemplate=hover + "<extra></extra>")
     fig.update_layout(title=title, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
                       xaxis_title=x_title, yaxis_title=y_title)
     fig.update_xaxes(side="bottom", tickangle=-45 if len(x) > 8 else 0, type="category" if x_labels is not None else None)

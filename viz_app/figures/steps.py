@@ -40,7 +40,7 @@ def query_row(rows, names, key_labels, title: str = "", x_title: str = "") -> go
     for i, (values, name) in enumerate(zip(rows, names), start=1):
         v = np.asarray(values, dtype=np.float64)
         blocked = np.isneginf(v)
-        note = np.where(blocked, "−∞ (masked)", "").astype(object)
+        note = np.where(blocked, "−∞", "").astype(object)
         fig.add_trace(go.Bar(x=x, y=np.where(blocked, np.nan, v), name=name, customdata=note, showlegend=False,
                              text=["−∞" if b else f"{n:.2f}" for n, b in zip(v, blocked)],
                              textposition="outside", cliponaxis=False,

@@ -1,0 +1,58 @@
+"""Every page renders in Chinese with no English UI strings left (model tokens aside)."""
+import re
+
+import pytest
+
+from app import PAGES
+from tests.app.conftest import assert_clean, chart_spec, open_page
+from viz_app.i18n import STRINGS
+
+PAGE_NAMES = [path.split("/")[1][:-3] for path, _, _ in PAGES]
+# Two or more English words in a row: what an untranslated label looks like.
+ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]{3,}(?:[ ,]+[A-Za-z]{3,})+\b")
+
+
+def ui_texts(at) -> list[str]:
+    """Every piece of text the page itself writes: titles, prose, labels, options, chart titles."""
+    texts = []
+    for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success"):
+        texts += [e.value for e in at.get(kind)]
+    for kind in ("button", "checkbox", "toggle", "radio", "selectbox", "multiselect", "slider", "select_slider",
+                 "text_input", "text_area", "number_input"):
+        for widget in at.get(kind):
+            texts.append(widget.label)
+            texts += [str(o) for o in getattr(widget, "options", []) or []]
+    for kind in ("tab", "expander"):
+        texts += [e.label for e in at.get(kind)]
+    for i in range(len(at.get("plotly_chart"))):
+        layout = chart_spec(at, i).get("layout", {})
+        texts += [str(layout.get("title", {}).get("text", ""))]
+        texts += [str(v.get("title", {}).get("text", "")) for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
+    return [t for t in texts if t]
+
+
+def model_words(at) -> set[str]:
+    """Words that come from the model or the typed text, not from the UI."""
+    words = set()
+    for key in ("src", "tgt", "masks.batch"):
+        value = at.session_state[key] if key in at.session_state else ""
+        words |= set(re.findall(r"[A-Za-z]+", str(value)))
+    return words
+
+
+@pytest.mark.parametrize("name", PAGE_NAMES)
+def test_page_has_no_english_left_in_chinese(name):
+    at = open_page(name, lang="zh")
+    assert_clean(at)
+    english = {v["en"] for v in STRINGS.values() if v["en"] != v["zh"] and ENGLISH_PHRASE.search(v["en"])}
+    allowed = model_words(at)
+    leftovers = []
+    for text in ui_texts(at):
+        if text in english:
+            leftovers.append(text)
+            continue
+        for phrase in ENGLISH_PHRASE.findall(re.sub(r"\$[^$]*\$|\\\w+", " ", text)):
+            if not set(re.findall(r"[A-Za-z]+", phrase)) <= allowed:
+                leftovers.append(phrase)
+    assert not leftovers, f"English left on the Chinese {name} page: {leftovers[:10]}"
+    assert any(re.search(r"[\u4e00-\u9fff]", t) for t in ui_texts(at))
