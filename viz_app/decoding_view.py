@@ -1,4 +1,4 @@
-"""The Decoding page's controls and views (streamlit); pages/decoding.py only places them."""
+"""The Decoding page's controls and views (streamlit); app_pages/decoding.py only places them."""
 from __future__ import annotations
 
 import numpy as np

@@ -3,8 +3,7 @@
 A key read through `synced` starts from the URL's query parameter (once per session), else
 from its default, and is written back to the URL on every run, so a copied link reopens the
 same view. Widgets change their value before the run starts, so writing it back when it is
-read (just before its widget is drawn) keeps the URL current without an end-of-run hook,
-which matters because a page script can also run on its own (Streamlit's pages/ folder).
+read (just before its widget is drawn) keeps the URL current without an end-of-run hook.
 """
 from __future__ import annotations
 

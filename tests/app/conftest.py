@@ -8,11 +8,11 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def open_page(page: str, timeout: float = 60, **state) -> AppTest:
-    """Run the app on pages/<page>.py with the given session-state values set first."""
+    """Run the app on app_pages/<page>.py with the given session-state values set first."""
     at = AppTest.from_file(APP, default_timeout=timeout)
     for key, value in state.items():
         at.session_state[key] = value
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"app_pages/{page}.py")
     at.run()
     return at
 

@@ -179,7 +179,7 @@ def test_a_bad_link_is_reported_and_the_defaults_used():
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in {"decoding.method": "sample", "decoding.temperature": "-1", "decoding.step": "x"}.items():
         at.query_params[key] = value
-    at.switch_page("pages/decoding.py")
+    at.switch_page("app_pages/decoding.py")
     at.run()
     assert_clean(at)
     warnings = " ".join(w.value for w in at.warning)

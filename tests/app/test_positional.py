@@ -97,7 +97,7 @@ def test_a_shared_link_reopens_the_same_lab():
     for key, value in {"positional.d_model": "48", "positional.length": "24", "positional.base": "1000",
                        "positional.dims": "[2, 3]"}.items():
         at.query_params[key] = value
-    at.switch_page("pages/positional.py")
+    at.switch_page("app_pages/positional.py")
     at.run()
     assert_clean(at)
     np.testing.assert_allclose(z(at, "positional.table"), sinusoidal_table(24, 48, 1000).numpy(), atol=1e-6)
