@@ -54,6 +54,17 @@ def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
     return kept, notices
 
 
+def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
+    """Words the tokenizer has no piece for: it fell back to bytes, <unk>, or one letter at a time."""
+    pieces_of: dict[int, list[tuple[int, str]]] = {}
+    for w, i in zip(tokenizer.word_ids(list(ids)), ids):
+        if 0 <= w < len(words):
+            pieces_of.setdefault(w, []).append((i, tokenizer.id_to_piece(i).lstrip("▁")))
+    return sorted({words[w] for w, pieces in pieces_of.items()
+                   if any(i == tokenizer.unk_id or p.startswith("<0x") for i, p in pieces)
+                   or (len(pieces) > 1 and all(len(p) <= 1 for _, p in pieces))})
+
+
 def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words."""
     text, notices = clean(text)
@@ -61,11 +72,7 @@ def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     if len(ids) > max_tokens:
         notices.append(("input.truncated", {"n": len(ids), "keep": max_tokens}))
         ids = ids[:max_tokens]
-    pieces = [tokenizer.id_to_piece(i) for i in ids]
-    word_ids = tokenizer.word_ids(ids)
-    words = text.split()
-    unknown = sorted({words[w] for w, p, i in zip(word_ids, pieces, ids)
-                      if 0 <= w < len(words) and (i == tokenizer.unk_id or p.startswith("<0x"))})
+    unknown = unfamiliar_words(tokenizer, ids, text.split())
     if unknown:
         notices.append(("input.unknown", {"words": ", ".join(unknown[:20])}))
     return Prepared(tuple(ids), tuple(notices))

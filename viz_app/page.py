@@ -31,6 +31,7 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
     """The cached run of the sidebar's model and text; stops the page with a message if there is none."""
     for key, value, used in state.take_bad_link():
         st.warning(t("query.bad", key=key, value=value, used=used))
+    show_notices(state.take_notices())
     src = st.session_state.get("src", "")
     if not src.strip():
         st.info(t("input.empty"))

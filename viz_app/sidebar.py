@@ -45,9 +45,11 @@ def render():
     sb.caption(t("sidebar.arch", arch=t(f"arch.{cfg.architecture}"), d_model=cfg.d_model, heads=cfg.n_heads,
                  enc=cfg.n_encoder_layers, dec=cfg.n_decoder_layers))
     state.synced("src", EXAMPLES.get(st.session_state["model"], ""))
+    state.drop_surrogates("src")
     sb.text_input(t("sidebar.src"), key="src", help=t("sidebar.src.help"), max_chars=2000)
     if cfg.architecture == "encoder-decoder":
         state.synced("tgt", "")
+        state.drop_surrogates("tgt")
         sb.text_input(t("sidebar.tgt"), key="tgt", help=t("sidebar.tgt.help"), max_chars=2000)
     n_layers = max(cfg.n_encoder_layers, cfg.n_decoder_layers)
     state.synced("layer", 0, state.parse_int)

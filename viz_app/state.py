@@ -42,6 +42,22 @@ def synced(key: str, default, parse=str):
     return ss[key]
 
 
+def drop_surrogates(key: str) -> None:
+    """Strip lone surrogates from a text value before its widget is drawn: they have no UTF-8 form.
+
+    A browser never sends one; a script or test setting session state can, and the widget
+    would fail to send it back.
+    """
+    value = st.session_state.get(key)
+    if isinstance(value, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        st.session_state[key] = "".join(c for c in value if not 0xD800 <= ord(c) <= 0xDFFF)
+        st.session_state.setdefault("_notices", []).append(("input.surrogate", {}))
+
+
+def take_notices() -> list[tuple[str, dict]]:
+    return st.session_state.pop("_notices", [])
+
+
 def bad_link(key: str, raw, used) -> None:
     """Remember that the link asked for something this view cannot show (said on the page)."""
     st.session_state.setdefault("_bad_link", []).append((key, str(raw)[:80], str(used)))
@@ -62,11 +78,18 @@ def clamp(key: str, n: int) -> int:
     return value
 
 
+MAX_URL_TEXT = 1000  # longer values stay out of the link: browsers and servers cap URL length
+
+
 def publish(key: str) -> None:
-    """Mirror the session's value of `key` into the URL."""
+    """Mirror the session's value of `key` into the URL (text that cannot go in a link is left out)."""
     value = st.session_state.get(key)
     if value is None:
         return
     text = ("1" if value else "0") if isinstance(value, bool) else str(value)
-    if st.query_params.get(key) != text:
+    text = text.encode("utf-8", "ignore").decode("utf-8")  # a lone surrogate has no URL form
+    if len(text) > MAX_URL_TEXT:
+        if key in st.query_params:
+            del st.query_params[key]
+    elif st.query_params.get(key) != text:
         st.query_params[key] = text

@@ -23,8 +23,9 @@ STRINGS = {
     "input.control": {"en": "Control characters were removed from the text.", "zh": "已删除文本中的控制字符。"},
     "input.truncated": {"en": "The text has {n} tokens; only the first {keep} fit the model and are shown.",
                         "zh": "文本共 {n} 个词元，模型只能容纳前 {keep} 个，下面只显示这些。"},
-    "input.unknown": {"en": "Not in the model's training data (split into bytes or pieces): {words}",
-                      "zh": "这些词不在模型的训练数据中（被拆成字节或碎片）：{words}"},
+    "input.unknown": {"en": "The model has no token for these words, so they were split into single letters or "
+                            "bytes it has hardly seen; expect odd results: {words}",
+                      "zh": "模型的词表里没有这些词，它们被拆成了模型几乎没见过的单个字母或字节，结果可能很奇怪：{words}"},
     "load.failed": {"en": "The model {name} could not be loaded: {reason}", "zh": "无法加载模型 {name}：{reason}"},
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
     "query.bad": {"en": "The link asked for {key} = {value}, which this model does not have; showing {used} instead.",
