@@ -48,8 +48,8 @@ TASKS = {
     "translate-en-fr": Task(
         "translate-en-fr",
         dict(architecture="encoder-decoder", d_model=128, n_heads=4, n_encoder_layers=3,
-             n_decoder_layers=3, d_ff=256, dropout=0.1, max_len=64),
-        vocab={"src": 800, "tgt": 900}, steps=6000, warmup=400),
+             n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64),
+        vocab={"src": 900, "tgt": 1300}, steps=4000, batch_size=128, warmup=400, n_train=150000),
     "lm-en": Task(
         "lm-en",
         dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
@@ -60,7 +60,7 @@ TASKS = {
         "reverse",
         dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
              n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=48),
-        vocab={"src": 400, "tgt": 400}, steps=2500, warmup=200, n_train=20000),
+        vocab={"src": 400, "tgt": 400}, steps=6000, warmup=200, n_train=20000),
 }
 
 

@@ -12,15 +12,15 @@ from streamlit.testing.v1 import AppTest
 from tests.app.conftest import APP, assert_clean, decode, open_page
 from viz_app import loaders
 
-TOY = dict(d_model=32, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=64, max_len=40,
-           src_vocab_size=800, tgt_vocab_size=800)
+TOY = dict(d_model=32, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=64, max_len=40)
 
 
 def save_toy(folder, **fields):
     """A small random checkpoint using the shipped source tokenizer on every side."""
     tokenizer = loaders.load_model(loaders.DEFAULT_MODEL).tokenizers["src"]
     torch.manual_seed(0)
-    model = Transformer(ModelConfig(**{**TOY, **fields}))
+    sizes = dict(src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size)
+    model = Transformer(ModelConfig(**{**TOY, **sizes, **fields}))
     checkpoint.save(folder, model, {"src": tokenizer, "tgt": tokenizer})
 
 
