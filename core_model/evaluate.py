@@ -150,10 +150,22 @@ def known_words(task_name: str) -> str:
     return "\n".join(f"- {pos}: " + ", ".join(f"{en} → {fr}" for en, fr in pairs) for pos, pairs in VOCABULARY.items())
 
 
+def cpu_model() -> str:
+    """The processor's name from /proc/cpuinfo, or the machine type where there is none."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.machine()
+
+
 def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: list[str]) -> str:
     """The model card: data, config, how it was trained and how long it took, metrics, limits, words."""
     import datetime
-    import platform
 
     shown = {k: v for k, v in metrics.items() if k != "errors"}
     parts = [
@@ -167,7 +179,7 @@ def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: li
         "## Training\n",
         f"    {command}\n",
         f"{state['step']} steps, {state['tokens']:,} target tokens, {state['seconds']:.0f} s measured on "
-        f"{os.cpu_count()} CPU cores ({platform.processor() or platform.machine()}), torch {torch.__version__}, "
+        f"{os.cpu_count()} CPU cores ({cpu_model()}), torch {torch.__version__}, "
         f"{datetime.date.today().isoformat()}. Final validation loss {state['valid_loss']:.4f}.\n",
         "## Metrics (test split)\n",
         "These are what `python -m core_model.evaluate` prints for this folder:\n",
