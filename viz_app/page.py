@@ -8,14 +8,10 @@ from .i18n import t
 
 
 def start(need_model: bool = True):
-    """Set the page up and draw the shared sidebar; returns the model's config.
+    """Draw the shared sidebar and return the model's config (app.py has set the page up).
 
     If no model loads, the page stops, unless it needs none (need_model=False): then None.
     """
-    try:
-        st.set_page_config(page_title="Attention visualizer", layout="wide")
-    except st.errors.StreamlitAPIException:  # app.py set it already in this run
-        pass
     config = sidebar.render()
     if config is None and need_model:
         st.stop()
