@@ -19,6 +19,24 @@ setup() {  # $1: the requirements file to install
     fi
 }
 
+browser() {  # the browser tests (tests/e2e) need Debian's chromium and fonts with CJK and emoji glyphs
+    local fonts
+    fonts=$(fc-list 2>/dev/null || true)
+    if [ -x /usr/bin/chromium ] && grep -qi "wqy" <<<"$fonts" && grep -qi "noto color emoji" <<<"$fonts"; then
+        return
+    fi
+    # Never `playwright install`: it downloads a browser; the distribution's own is used instead.
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-zenhei \
+            fonts-noto-color-emoji
+    else
+        echo "the browser tests need: apt-get install chromium chromium-driver fonts-wqy-zenhei" \
+            "fonts-noto-color-emoji (as root)" >&2
+        exit 1
+    fi
+}
+
 case "${1:-}" in
     app)
         setup requirements.txt
@@ -27,6 +45,7 @@ case "${1:-}" in
         ;;
     test)
         setup requirements-dev.txt
+        browser
         exec "$VENV/bin/python" -m pytest -q tests "${@:2}"
         ;;
     *)

@@ -1,0 +1,185 @@
+"""Browser tests: one Streamlit server and one headless Debian chromium for the session, a fresh page per test.
+
+Only what a browser shows is tested here (console errors, offline loading, glyphs, escaping,
+the URL); the pages' numbers are the AppTests' job (tests/app).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM = "/usr/bin/chromium"
+# Debian's chromium, not playwright's download: `playwright install` fetches from the network and
+# CI has none of its system libraries. These flags keep it headless and silent (no update,
+# sync or field-trial requests), so every request the test records comes from the page.
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGES = ["overview", "tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
+         "worked_example"]
+TIMEOUT_MS = 60_000  # a first run of a page loads a model and traces it; the machine may be busy
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode} before it was healthy")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"streamlit was not healthy at {url} within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="session")
+def server():
+    """The base URL of `streamlit run app.py` on a free local port, stopped by its PID afterwards."""
+    port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = open(ARTIFACTS / "server.log", "w")  # the server's traceback, if a page fails, ends up here
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    # A missing browser fails, never skips: a CI run that silently skipped these would look green.
+    if not os.access(CHROMIUM, os.X_OK):
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium), "
+                    "or run ./dev.sh test, which installs it when run as root")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Recorder:
+    """What a page did that a test may want to forbid: console errors, uncaught errors, requests, dialogs."""
+    console_errors: list[tuple[str, str]] = field(default_factory=list)  # (text, the URL it is about)
+    page_errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def foreign_requests(self) -> list[str]:
+        return [u for u in self.requests if not u.startswith(("data:", "blob:")) and urlsplit(u).hostname != "127.0.0.1"]
+
+
+@pytest.fixture
+def open_page(browser, server):
+    """open_page(path_and_query) -> (page, recorder): a new context (so a new Streamlit session) per call."""
+    contexts = []
+
+    def _open(path: str):
+        context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        rec = Recorder()
+        page.on("console", lambda m: rec.console_errors.append((m.text, m.location.get("url", "")))
+                if m.type == "error" else None)
+        page.on("pageerror", lambda e: rec.page_errors.append(str(e)))
+        page.on("request", lambda r: rec.requests.append(r.url))
+
+        def on_dialog(dialog):  # an alert() from injected text would block the page; note it and close it
+            rec.dialogs.append(dialog.message)
+            dialog.dismiss()
+        page.on("dialog", on_dialog)
+        page.goto(f"{server}/{path}")
+        wait_idle(page)
+        return page, rec
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def wait_idle(page, charts: int = 0) -> None:
+    """Wait until the script run is over: a title is drawn, nothing is running or stale, `charts` plots are up."""
+    page.wait_for_selector("h1", timeout=TIMEOUT_MS)
+    # Streamlit marks the elements of the previous run data-stale while a rerun goes on, and shows its
+    # status widget (the running man) during a run; both gone twice in a row, 300 ms apart, means done.
+    page.wait_for_function(
+        """(charts) => {
+            const idle = !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-stale="true"]')
+                && document.querySelectorAll('.js-plotly-plot').length >= charts;
+            const now = Date.now();
+            if (!idle) { window.__idleSince = 0; return false; }
+            window.__idleSince = window.__idleSince || now;
+            return now - window.__idleSince > 300;
+        }""", arg=charts, timeout=TIMEOUT_MS, polling=100)
+
+
+def sidebar_input(page, label: str):
+    return page.locator('[data-testid="stSidebar"]').get_by_label(label, exact=True)
+
+
+def type_sentence(page, text: str, label: str = "Sentence (press Enter)") -> None:
+    """Replace the sidebar sentence and press Enter, as a user would."""
+    box = sidebar_input(page, label)
+    box.fill(text)
+    box.press("Enter")
+
+
+def plot_data(page, index: int = 0, name: str | None = None):
+    """The figure data plotly attached to a chart's graph div (`.data`), as JSON-able lists."""
+    return page.evaluate(
+        """([index, name]) => {
+            const plots = [...document.querySelectorAll('.js-plotly-plot')];
+            const plot = name === null ? plots[index]
+                : plots.find(p => (p.layout && p.layout.title && p.layout.title.text || '').includes(name));
+            if (!plot || !plot.data) return null;
+            // typed arrays (plotly decodes the binary float32 form) become plain lists
+            const plain = v => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) : v;
+            return plot.data.map(t => ({x: plain(t.x), y: plain(t.y), z: plain(t.z), type: t.type}));
+        }""", [index, name])
+
+
+def x_ticks(page) -> list[str]:
+    """The x-axis tick labels every plotly chart on the page shows on screen."""
+    return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .xtick text')].map(t => t.textContent)")
+
+
+def screenshot(page, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

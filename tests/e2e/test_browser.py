@@ -1,0 +1,199 @@
+"""What only a real browser shows: clean loading offline, live updates, shareable URLs, glyphs, escaping."""
+import re
+
+import pytest
+
+from tests.e2e.conftest import PAGES, plot_data, screenshot, sidebar_input, type_sentence, wait_idle, x_ticks
+
+NO_CHART_PAGES = {"overview"}  # its chart is graphviz, not plotly
+
+
+def go_to(page, link: str) -> str:
+    """Open another page from the sidebar's navigation (same session); returns its title once drawn."""
+    old = page.locator("h1").first.inner_text()
+    page.locator('[data-testid="stSidebarNav"]').get_by_text(link, exact=True).click()
+    page.wait_for_function("(old) => { const h = document.querySelector('h1'); return h && h.innerText !== old; }",
+                           arg=old)
+    wait_idle(page, charts=1)
+    return page.locator("h1").first.inner_text()
+
+
+def url_of(path: str) -> str:
+    """Overview is the default page: Streamlit serves it at the root and ignores its url_path, so
+    /overview would log "The page that you have requested does not seem to exist" and fall back to it."""
+    return "" if path == "overview" else path
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+def real_console_errors(rec, path: str) -> list[str]:
+    """Console errors, less the two 404s of Streamlit's own base-path probe.
+
+    Opened at /explorer, Streamlit's frontend first tries /explorer/_stcore/health and
+    /explorer/_stcore/host-config (in case the app is served under a path prefix), gets 404 and
+    falls back to /_stcore/...; chromium logs each 404 as a console error. Nothing the app can change.
+    """
+    probe = re.compile(rf"/{re.escape(path)}/_stcore/(health|host-config)$")
+    return [text for text, url in rec.console_errors if not (text.startswith("Failed to load resource") and probe.search(url))]
+
+
+def sidebar_select(page, label: str):
+    return page.locator(f'{SIDEBAR} [data-testid="stSelectbox"]').filter(has_text=label)
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick `option` in the sidebar selectbox `label` with the mouse, then wait for the rerun."""
+    sidebar_select(page, label).click()
+    page.get_by_role("option", name=option, exact=True).click()
+    page.wait_for_function("([label, option]) => document.querySelector(`input[aria-label='${label}']`).value === option",
+                           arg=[label, option])
+    wait_idle(page, charts=1)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_page_loads_clean_and_offline(open_page, path):
+    page, rec = open_page(url_of(path))
+    wait_idle(page, charts=0 if path in NO_CHART_PAGES else 1)
+    assert page.locator("h1").first.inner_text().strip()
+    # A Python exception would be drawn as a traceback element, not logged to the console.
+    errors = page.locator('[data-testid="stException"]')
+    assert errors.count() == 0, errors.first.inner_text()
+    assert rec.page_errors == []
+    assert real_console_errors(rec, path) == []
+    assert rec.foreign_requests() == []  # no CDN, no telemetry, no fonts from the web
+
+
+def test_sentence_enter_updates_charts(open_page):
+    page, _ = open_page("self_attention")
+    wait_idle(page, charts=1)
+    before = x_ticks(page)
+    assert any("girl" in tick for tick in before), before  # the example sentence's tokens
+    type_sentence(page, "the red car")
+    # The ticks become the new sentence's tokens (with their positions, "2·car"), none of the old ones.
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .xtick text')]"
+                           ".some(t => t.textContent.includes('car'))")
+    wait_idle(page, charts=1)
+    after = x_ticks(page)
+    assert any("car" in tick for tick in after) and not any("girl" in tick for tick in after), after
+
+
+def decoding_view(page):
+    """The chosen token shown in the metric and the cross-attention heatmap's z (still in plotly's binary form)."""
+    token = page.locator('[data-testid="stMetricValue"]').first.inner_text()
+    cross = plot_data(page, name="every head's row over the source")
+    assert cross is not None, "no cross-attention chart on the decoding page"
+    return token, cross[0]["z"]
+
+
+def click_and_wait(page, name: str, before) -> None:
+    page.get_by_role("button", name=name, exact=True).click()
+    page.wait_for_function(
+        "(before) => document.querySelector('[data-testid=\"stMetricValue\"]').innerText !== before", arg=before[0])
+    wait_idle(page, charts=1)
+
+
+def test_decoding_next_and_previous_step(open_page):
+    page, _ = open_page("decoding")
+    wait_idle(page, charts=1)
+    first = decoding_view(page)
+    click_and_wait(page, "next ▶", first)
+    second = decoding_view(page)
+    assert second[0] != first[0]
+    assert second[1] != first[1], "the cross-attention row did not change with the step"
+    click_and_wait(page, "◀ previous", second)
+    assert decoding_view(page) == first
+
+
+def sidebar_values(page) -> dict:
+    return {"src": sidebar_input(page, "Sentence (press Enter)").input_value(),
+            "layer": sidebar_select(page, "Layer").locator("input").input_value(),
+            "head": sidebar_select(page, "Head").locator("input").input_value()}
+
+
+def test_copied_url_reopens_the_same_view(open_page):
+    page, _ = open_page("explorer")
+    wait_idle(page, charts=1)
+    type_sentence(page, "the red car")
+    page.wait_for_function("() => location.search.includes('src=the+red+car')")
+    wait_idle(page, charts=1)
+    choose(page, "Layer", "1")
+    choose(page, "Head", "2")
+    page.wait_for_function("() => /[?&]layer=1\\b/.test(location.search) && /[?&]head=2\\b/.test(location.search)")
+    shown = sidebar_values(page)
+    assert shown == {"src": "the red car", "layer": "1", "head": "2"}
+
+    copy, _ = open_page(page.url.split("/", 3)[3])  # the same path and query, in a new session
+    wait_idle(copy, charts=1)
+    assert sidebar_values(copy) == shown
+    assert urlpath(copy.url) == urlpath(page.url)
+
+
+def urlpath(url: str) -> str:
+    return url.split("?")[0].rsplit("/", 1)[-1]
+
+
+TOFU_CHECK = """([text, selector]) => {
+    // Draw each character in the element's own font stack; a character no font has is drawn as the
+    // same .notdef box (tofu) as a private-use code point, so identical pixels mean tofu.
+    const font = getComputedStyle(document.querySelector(selector)).fontFamily;
+    const draw = (ch) => {
+        const c = document.createElement('canvas');
+        c.width = 64; c.height = 64;
+        const g = c.getContext('2d');
+        g.font = `40px ${font}`;
+        g.textBaseline = 'top';
+        g.fillStyle = '#000';
+        g.fillText(ch, 4, 4);
+        return c.toDataURL();
+    };
+    const tofu = draw('\\uE000');
+    return {font, sane: draw('\\uE001') === tofu && draw('A') !== tofu,
+            tofu: [...text].filter(ch => ch.trim() && draw(ch) === tofu)};
+}"""
+
+
+def test_chinese_ui_and_cjk_emoji_render_real_glyphs(open_page):
+    page, rec = open_page(url_of("overview"))
+    page.locator(SIDEBAR).get_by_text("中文", exact=True).click()
+    page.wait_for_function("() => document.querySelector('h1')?.innerText.includes('总览')")
+    wait_idle(page)
+    sentence = "猫 😀 the cat"
+    type_sentence(page, sentence, label="输入句子（按回车）")
+    page.wait_for_function(
+        "(s) => [...document.querySelectorAll('[data-testid=\"stText\"]')].some(e => e.innerText.includes(s))",
+        arg=sentence)
+    wait_idle(page)
+    screenshot(page, "chinese-overview")
+    assert "中文" in page.locator(SIDEBAR).inner_text() and "模型" in page.locator(SIDEBAR).inner_text()
+
+    for text, selector in [("总览注意力模型层头", "h1"), (sentence, f"{SIDEBAR} input[type=text]"),
+                           (sentence, '[data-testid="stText"]')]:
+        result = page.evaluate(TOFU_CHECK, [text, selector])
+        assert result["sane"], f"the tofu check cannot tell glyphs apart in {result['font']}"
+        assert result["tofu"] == [], (
+            f"no font for {result['tofu']} in {selector} ({result['font']}): install fonts-wqy-zenhei "
+            "and fonts-noto-color-emoji")
+    # A chart page with the CJK tokens; the language and the sentence must survive the page change.
+    assert go_to(page, "注意力浏览器") == "注意力浏览器", "the language was lost on changing page"
+    assert sidebar_input(page, "输入句子（按回车）").input_value() == sentence
+    screenshot(page, "chinese-explorer")
+    assert rec.page_errors == []
+
+
+XSS = '<script>window.__xss=1</script> <img src=x onerror="window.__xss=2">'
+
+
+def test_typed_markup_is_shown_as_text_and_runs_nothing(open_page):
+    page, rec = open_page(url_of("overview"))
+    type_sentence(page, XSS)
+    page.wait_for_function(
+        "(s) => [...document.querySelectorAll('[data-testid=\"stText\"]')].some(e => e.innerText.includes(s))",
+        arg=XSS)
+    wait_idle(page)
+    # The tokens go into chart labels too (plotly renders a little HTML of its own): look there as well.
+    assert go_to(page, "Attention explorer") == "Attention explorer"
+    assert sidebar_input(page, "Sentence (press Enter)").input_value() == XSS, "the sentence was lost on changing page"
+    assert page.evaluate("() => window.__xss") is None
+    assert page.locator('img[src="x"]').count() == 0
+    assert rec.dialogs == []
+    assert not [u for u in rec.requests if u.rstrip("/").endswith("/x")]
+    assert rec.page_errors == []
