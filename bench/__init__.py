@@ -1,0 +1,1 @@
+"""Benchmarks of the attention visualizer: `python -m bench.run` writes BENCHMARKS.md."""
