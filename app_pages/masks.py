@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from viz_app import loaders, page, state
+from viz_app.batch import BLOCK_SIDES, SentenceError, attention_blocks, batch_lines
 from viz_app.figures.heatmap import matrix, to_csv
 from viz_app.figures.masks import mask_figure, pad_weight, pad_weight_bars, padded_table
 from viz_app.i18n import t
@@ -29,13 +30,13 @@ if ss.get("masks.batch") == ss.get("_masks.default") != default:  # not edited b
     ss["masks.batch"] = default
 ss["_masks.default"] = default
 state.synced("masks.batch", default)
-lines, problem = loaders.batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
-                                                  help=t("masks.batch.help"), max_chars=2000))
+lines, problem = batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
+                                          help=t("masks.batch.help"), max_chars=2000))
 if problem:
     st.warning(t(problem, n=len(lines), line=lines.index("") + 1 if "" in lines else 0))
     st.stop()
 
-blocks = loaders.attention_blocks(cfg)
+blocks = attention_blocks(cfg)
 if state.synced("masks.block", blocks[0]) not in blocks:
     state.bad_link("masks.block", ss["masks.block"], blocks[0])
     ss["masks.block"] = blocks[0]
@@ -46,7 +47,7 @@ no_pad = right.toggle(t("masks.no_pad_mask"), key="masks.no_pad_mask", help=t("m
 try:
     with st.spinner(t("spinner.run")):
         batch = loaders.padded_batch(ss["model"], lines, not no_pad)
-except loaders.SentenceError as e:
+except SentenceError as e:
     st.warning(t("masks.bad.sentence", line=e.line))
     st.stop()
 lengths = ((batch.src_ids if cfg.has_encoder else batch.tgt_ids) != cfg.pad_id).sum(1)
@@ -70,7 +71,7 @@ if not any((ids == cfg.pad_id).any() for _, ids in sides):
 
 stack, kind = block.split(".")
 layer = min(ss["layer"], (cfg.n_encoder_layers if stack == "encoder" else cfg.n_decoder_layers) - 1)
-q_side, k_side = loaders.BLOCK_SIDES[block]
+q_side, k_side = BLOCK_SIDES[block]
 q_ids, k_ids = dict(sides)[q_side][row], dict(sides)[k_side][row]
 q_labels, k_labels = getattr(batch, f"{q_side}_labels")[row], getattr(batch, f"{k_side}_labels")[row]
 axes = dict(x_title=t("masks.key"), y_title=t("masks.query"))

@@ -3,7 +3,8 @@ import re
 
 import pytest
 
-from tests.e2e.conftest import PAGES, plot_data, screenshot, sidebar_input, type_sentence, wait_idle, x_ticks
+from tests.e2e.conftest import (PAGES, TIMEOUT_MS, plot_data, screenshot, sidebar_input, type_sentence, wait_idle,
+                                 x_ticks)
 
 NO_CHART_PAGES = {"overview"}  # its chart is graphviz, not plotly
 
@@ -62,15 +63,19 @@ def test_page_loads_clean_and_offline(open_page, path):
     assert rec.foreign_requests() == []  # no CDN, no telemetry, no fonts from the web
 
 
+TICKS = "[...document.querySelectorAll('.js-plotly-plot .xtick text')].map(t => t.textContent)"
+
+
 def test_sentence_enter_updates_charts(open_page):
     page, _ = open_page("self_attention")
     wait_idle(page, charts=1)
-    before = x_ticks(page)
-    assert any("girl" in tick for tick in before), before  # the example sentence's tokens
+    # Plotly draws each chart after Streamlit's run has ended, so the ticks are awaited, not sampled.
+    page.wait_for_function(f"() => {TICKS}.some(t => t.includes('girl'))", timeout=TIMEOUT_MS)  # the example
     type_sentence(page, "the red car")
     # The ticks become the new sentence's tokens (with their positions, "2·car"), none of the old ones.
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .xtick text')]"
-                           ".some(t => t.textContent.includes('car'))")
+    page.wait_for_function(f"() => {{ const ticks = {TICKS};"
+                           " return ticks.some(t => t.includes('car')) && !ticks.some(t => t.includes('girl')); }",
+                           timeout=TIMEOUT_MS)
     wait_idle(page, charts=1)
     after = x_ticks(page)
     assert any("car" in tick for tick in after) and not any("girl" in tick for tick in after), after
@@ -84,23 +89,28 @@ def decoding_view(page):
     return token, cross[0]["z"]
 
 
-def click_and_wait(page, name: str, before) -> None:
+def click_and_wait(page, name: str, until, timeout: float = 30):
+    """Click a button and poll the view until `until(view)` holds: plotly redraws after the run ends."""
+    import time
+
     page.get_by_role("button", name=name, exact=True).click()
-    page.wait_for_function(
-        "(before) => document.querySelector('[data-testid=\"stMetricValue\"]').innerText !== before", arg=before[0])
     wait_idle(page, charts=1)
+    deadline = time.monotonic() + timeout
+    view = decoding_view(page)
+    while not until(view) and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+        view = decoding_view(page)
+    return view
 
 
 def test_decoding_next_and_previous_step(open_page):
     page, _ = open_page("decoding")
     wait_idle(page, charts=1)
     first = decoding_view(page)
-    click_and_wait(page, "next ▶", first)
-    second = decoding_view(page)
+    second = click_and_wait(page, "next ▶", lambda view: view[0] != first[0] and view[1] != first[1])
     assert second[0] != first[0]
     assert second[1] != first[1], "the cross-attention row did not change with the step"
-    click_and_wait(page, "◀ previous", second)
-    assert decoding_view(page) == first
+    assert click_and_wait(page, "◀ previous", lambda view: view == first) == first
 
 
 def sidebar_values(page) -> dict:
