@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from . import page, state
+from .loaders import show_piece
 from .figures import decoding as figs
 from .figures.heatmap import matrix, to_csv
 from .i18n import t
@@ -79,8 +80,7 @@ def step_control(n: int) -> int:
 
 def piece(tokenizer, i: int) -> str:
     """A token as a reader sees it: sentencepiece's word mark ▁ dropped, byte pieces as <E4>."""
-    label = tokenizer.display_pieces([i])[0]
-    return label[1:] if label.startswith("▁") and len(label) > 1 else label
+    return show_piece(tokenizer.display_pieces([i])[0])
 
 
 def summary(decoded, k: int, labels, tokenizer) -> None:

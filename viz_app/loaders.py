@@ -79,12 +79,14 @@ def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     return Prepared(tuple(ids), tuple(notices))
 
 
+def show_piece(piece: str) -> str:
+    """A display piece without its word-start mark ▁ (a lone ▁, a space, stays as it is)."""
+    return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece
+
+
 def token_labels(tokenizer, ids) -> tuple[str, ...]:
     """'3·the': position and piece, so repeated tokens stay distinct on an axis."""
-    def show(piece: str) -> str:
-        return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece
-
-    return tuple(f"{i}·{show(p)}" for i, p in enumerate(tokenizer.display_pieces(list(ids))))
+    return tuple(f"{i}·{show_piece(p)}" for i, p in enumerate(tokenizer.display_pieces(list(ids))))
 
 
 @dataclass(frozen=True)
@@ -281,8 +283,8 @@ def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True,
     top_ids = np.argsort(-probs, axis=-1, kind="stable")[..., :LENS_TOP]  # [layers, t, k]
     tokenizer = loaded.tokenizers["tgt"]
 
-    def pieces(ids):  # as in token_labels: the word-start mark ▁ dropped, positions left out
-        return tuple(p[1:] if p.startswith("▁") and len(p) > 1 else p for p in tokenizer.display_pieces(list(ids)))
+    def pieces(ids):  # as in token_labels, without the positions
+        return tuple(show_piece(p) for p in tokenizer.display_pieces(list(ids)))
 
     return Lens(np.take_along_axis(probs, final_ids[None, :, None], -1)[..., 0],
                 top_ids, np.take_along_axis(probs, top_ids, -1),

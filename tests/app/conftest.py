@@ -56,3 +56,12 @@ def chart_spec(at: AppTest, index: int) -> dict:
 def chart_z(at: AppTest, index: int, trace: int = 0):
     """The z matrix of a heatmap chart, as float32 numpy (NaN where plotly shows an empty cell)."""
     return decode(chart_spec(at, index)["data"][trace]["z"])
+
+
+def named_chart(at: AppTest, name: str) -> dict:
+    """The plotly figure JSON of the chart a page drew with page.chart(fig, name)."""
+    import json
+
+    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
+    assert found, f"no chart named {name}"
+    return json.loads(found[0].proto.spec)

@@ -9,7 +9,7 @@ from core_model import ModelConfig, Transformer, checkpoint
 from core_model.positional import alibi_slopes, sinusoidal_table
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP, assert_clean, decode, open_page
+from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page
 from viz_app import loaders
 
 TOY = dict(d_model=32, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=64, max_len=40)
@@ -42,11 +42,7 @@ def toy_models(toys, monkeypatch):
     return toys
 
 
-def chart(at, name):
-    """The plotly JSON of the chart the page drew under `name`."""
-    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
-    assert found, f"no chart named {name}"
-    return json.loads(found[0].proto.spec)
+chart = named_chart
 
 
 def z(at, name, trace=0):

@@ -9,17 +9,13 @@ from core_model import ModelConfig, Transformer, checkpoint
 from core_model.tokenizer import Tokenizer
 from viz_app import loaders
 from viz_app.figures.heatmap import safe_labels
-from tests.app.conftest import assert_clean, decode, open_page
+from tests.app.conftest import assert_clean, decode, named_chart, open_page
 
 MODEL, SRC = "translate-en-fr", "the cat sees the dog"
 
 
 def spec(at, name: str) -> dict:
-    """The plotly JSON of the chart drawn with page.chart(fig, name)."""
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id.endswith(f"-chart.self_attention.{name}"):
-            return json.loads(chart.proto.spec)
-    raise AssertionError(f"no chart named {name}")
+    return named_chart(at, f"self_attention.{name}")
 
 
 def z(at, name: str) -> np.ndarray:

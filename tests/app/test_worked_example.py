@@ -4,16 +4,13 @@ import json
 import numpy as np
 
 from viz_app import attention_steps, loaders
-from tests.app.conftest import assert_clean, decode, open_page
+from tests.app.conftest import assert_clean, decode, named_chart, open_page
 
 DEFAULTS = {name: np.array(grid, dtype=np.float64) for name, grid in attention_steps.WORKED.items()}
 
 
 def spec(at, name: str) -> dict:
-    for chart in at.get("plotly_chart"):
-        if chart.proto.id.endswith(f"-chart.worked_example.{name}"):
-            return json.loads(chart.proto.spec)
-    raise AssertionError(f"no chart named {name}")
+    return named_chart(at, f"worked_example.{name}")
 
 
 def z(at, name: str) -> np.ndarray:
