@@ -15,6 +15,7 @@ setup() {  # $1: the requirements file to install
     want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$1"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
         echo "$want" > "$stamp"
     fi
 }

@@ -25,7 +25,7 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=No
     record(module, "scores_scaled", scaled)
     masked = apply_mask(scaled, mask)
     record(module, "scores_masked", masked)
-    weights = masked_softmax(masked)  # [b, h, q, k]
+    weights = masked_softmax(masked, mask)  # [b, h, q, k]
     record(module, "pattern", weights)
     z = (dropout(weights) if dropout is not None else weights) @ v  # [b, h, q, d]
     record(module, "z", z)

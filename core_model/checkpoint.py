@@ -2,13 +2,19 @@
 
 Loading checks every field, file and tensor shape and says what is wrong in one sentence.
 Nothing is unpickled: safetensors and JSON hold data only, so no code from a file ever runs.
+A checkpoint a user brings comes in through extract_zip (an uploaded zip) or copy_folder, which
+write only the files a load reads, within size limits, and never where the zip says.
 """
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
+import stat
 import tempfile
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +29,11 @@ from .tokenizer import Tokenizer
 
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "card.md"
 MAX_WEIGHT_BYTES = 512 * 2**20  # far above any model that runs on a laptop CPU in class
+MAX_FILE_BYTES = 32 * 2**20  # any other file; the shipped ones are under 1 MB, a BERT tokenizer.json a few
+MAX_LAYERS = 96  # per stack: each layer is built (and takes memory) before any weight is read
+# Every file a load reads: ours, and a BERT folder's tokenizer.json. Nothing else is opened or unpacked.
+FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", "tokenizer.json")
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")  # what torch.save and pickle write
 
 
 class CheckpointError(ValueError):
@@ -52,12 +63,13 @@ def weights_to_save(model: Transformer) -> dict[str, torch.Tensor]:
 
 
 def save(path, model: Transformer, tokenizers: dict, card: str = "", extra: dict | None = None) -> Path:
-    """Write a checkpoint folder atomically: a crash midway leaves the previous one whole.
+    """Write a checkpoint folder atomically: a crash midway leaves the previous one whole (see find).
 
     `extra` maps further file names to bytes (a training run keeps its optimizer state there).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_leftovers(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
         (tmp / CONFIG).write_text(json.dumps(model.cfg.to_dict(), indent=2) + "\n", encoding="utf-8")
@@ -70,7 +82,7 @@ def save(path, model: Transformer, tokenizers: dict, card: str = "", extra: dict
         for f in tmp.iterdir():  # the data is on disk before the folder takes the real name
             with open(f, "rb") as fh:
                 os.fsync(fh.fileno())
-        old = path.with_name(f".{path.name}.old")
+        old = parked(path)
         if path.exists():
             shutil.rmtree(old, ignore_errors=True)
             os.replace(path, old)
@@ -79,6 +91,29 @@ def save(path, model: Transformer, tokenizers: dict, card: str = "", extra: dict
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return path
+
+
+def parked(path: Path) -> Path:
+    """Where save() keeps the previous checkpoint while it renames the new one into place."""
+    return path.with_name(f".{path.name}.old")
+
+
+def find(path) -> Path | None:
+    """The folder holding the last complete checkpoint saved at `path`, or None.
+
+    A save killed between its two renames leaves no `path`, only the previous checkpoint, parked.
+    """
+    path = Path(path)
+    return next((p for p in (path, parked(path)) if p.is_dir()), None)
+
+
+def remove_leftovers(path: Path) -> None:
+    """Delete the temp folders of earlier saves to `path` that were killed before their cleanup."""
+    if not path.parent.is_dir():
+        return
+    for p in path.parent.iterdir():
+        if p.name.startswith(f".{path.name}.") and p != parked(path) and p.is_dir():
+            shutil.rmtree(p, ignore_errors=True)
 
 
 def read_config(path: Path) -> ModelConfig:
@@ -99,30 +134,114 @@ def required(path: Path, name: str) -> Path:
     return f
 
 
+def size_text(n: int) -> str:
+    if n >= 2**20:
+        return f"{n / 2**20:,.0f} MB" if n >= 10 * 2**20 else f"{n / 2**20:.1f} MB"
+    return f"{n / 2**10:,.0f} KB" if n >= 2**10 else f"{n:,} bytes"
+
+
+def within_limit(f: Path) -> Path:
+    """The file, if it is no larger than a file of its name may be (read whole, it must fit in memory)."""
+    limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS else MAX_FILE_BYTES
+    size = f.stat().st_size
+    if size > limit:
+        raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.")
+    return f
+
+
+def refuse_pickles(names) -> None:
+    """Without model.safetensors, say why a pickle-based checkpoint beside it is not read."""
+    if WEIGHTS in names:
+        return
+    for name in sorted(names):
+        if name.lower().endswith(PICKLE_SUFFIXES):
+            raise CheckpointError(f"{name} is a pickle-based checkpoint, which is not accepted because loading a pickle "
+                                  f"can run any code: only {WEIGHTS} is read (save the weights with safetensors).")
+
+
+def check_files(path: Path) -> None:
+    """Before anything is read: every file within its size limit, and no pickle in place of the weights."""
+    for name in FILES:
+        if (path / name).is_file():
+            within_limit(path / name)
+    if not (path / WEIGHTS).is_file():
+        refuse_pickles(os.listdir(path))
+
+
+def safetensors_problem(data: bytes) -> str | None:
+    """Why `data` is plainly not a whole safetensors file (a pickle, or cut short), else None.
+
+    A safetensors file is an 8-byte header length, a JSON header, then the tensors' bytes.
+    """
+    if data[8:9] != b"{":
+        if data[:1] == b"\x80" or data[:4] == b"PK\x03\x04":
+            return ("holds a pickle (what torch.save writes), not safetensors data; loading a pickle can run any "
+                    "code, so it is not read.")
+        return None  # safetensors itself names what is wrong
+    header_end = 8 + int.from_bytes(data[:8], "little")
+    if header_end > len(data):
+        return f"is truncated: its header alone should take {header_end:,} bytes, but the file has {len(data):,}."
+    try:
+        header = json.loads(data[8:header_end])
+        end = header_end + max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None  # safetensors itself names what is wrong
+    if end > len(data):
+        return f"is truncated: it should be {end:,} bytes long, but has {len(data):,}."
+    return None
+
+
+def check_size(cfg: ModelConfig) -> None:
+    """Refuse a config whose model is too big to build, before any memory is taken for it."""
+    for stack, n in (("encoder", cfg.n_encoder_layers), ("decoder", cfg.n_decoder_layers)):
+        if n > MAX_LAYERS:
+            raise CheckpointError(f"{CONFIG} asks for {n} {stack} layers, more than the {MAX_LAYERS} the loader builds.")
+    d = cfg.d_model
+    tables = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
+    n = sum(getattr(cfg, f"{side}_vocab_size") + tables for side in cfg.sides) * d  # embeddings
+    n += (cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder) * (4 * d * d + 2 * d * cfg.d_ff)
+    n += cfg.tgt_vocab_size * d if cfg.has_decoder and not cfg.tie_embeddings else 0  # the output layer
+    if 4 * n > MAX_WEIGHT_BYTES:  # a lower bound: biases and norms left out
+        raise CheckpointError(f"{CONFIG} describes a model of over {n / 1e6:,.0f} million weights ({size_text(4 * n)}), "
+                              f"over the limit of {size_text(MAX_WEIGHT_BYTES)}.")
+
+
 def read_weights(path: Path, model: Transformer) -> dict[str, torch.Tensor]:
     """The tensors of model.safetensors, each checked against the model's own name and shape."""
-    f = required(path, WEIGHTS)
-    if f.stat().st_size > MAX_WEIGHT_BYTES:
-        raise CheckpointError(f"{WEIGHTS} is {f.stat().st_size / 2**20:.0f} MB, over the limit of {MAX_WEIGHT_BYTES // 2**20} MB.")
+    return read_tensors(path, weights_to_save(model))
+
+
+def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
+                 ignore: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
+    """model.safetensors' tensors, renamed by `rename` (file name -> ours), each checked against `expected`.
+
+    Names in `ignore` may be in the file and are left out; any other name must match exactly.
+    """
+    data = within_limit(required(path, WEIGHTS)).read_bytes()
+    problem = safetensors_problem(data)
+    if problem:
+        raise CheckpointError(f"{WEIGHTS} {problem}")
     try:
-        tensors = load_safetensors(f.read_bytes())
+        tensors = load_safetensors(data)
     except (SafetensorError, ValueError, RuntimeError) as e:
         raise CheckpointError(f"{WEIGHTS} is truncated or not a safetensors file ({e}).") from None
-    expected = weights_to_save(model)
-    missing = sorted(set(expected) - set(tensors))
+    rename = rename or {}
+    tensors = {rename.get(name, name): t for name, t in tensors.items() if name not in ignore}
+    in_file = {v: k for k, v in rename.items()}  # to name a tensor as the file does
+    missing = sorted(in_file.get(n, n) for n in set(expected) - set(tensors))
     if missing:
         raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {', '.join(missing[:5])}.")
-    unexpected = sorted(set(tensors) - set(expected))
+    unexpected = sorted(in_file.get(n, n) for n in set(tensors) - set(expected))
     if unexpected:
         raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {', '.join(unexpected[:5])}.")
     for name, want in expected.items():
-        got = tensors[name]
+        got, shown = tensors[name], in_file.get(name, name)
         if tuple(got.shape) != tuple(want.shape):
-            raise CheckpointError(f"{WEIGHTS}: {name} has shape {list(got.shape)}, but the config needs {list(want.shape)}.")
+            raise CheckpointError(f"{WEIGHTS}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.")
         if not got.is_floating_point():
-            raise CheckpointError(f"{WEIGHTS}: {name} holds {got.dtype} values, not floating-point weights.")
+            raise CheckpointError(f"{WEIGHTS}: {shown} holds {got.dtype} values, not floating-point weights.")
         if not torch.isfinite(got).all():
-            raise CheckpointError(f"{WEIGHTS}: {name} holds NaN or infinite values.")
+            raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.")
     return tensors
 
 
@@ -143,10 +262,17 @@ def read_tokenizers(path: Path, cfg: ModelConfig) -> dict:
 
 def load(path) -> Loaded:
     """Load and check a checkpoint folder; raise CheckpointError naming what is wrong."""
-    path = Path(path)
-    if not path.is_dir():
+    found = find(path)
+    if found is None:
         raise CheckpointError(f"{path} is not a checkpoint folder.")
+    path = found
+    check_files(path)
+    from . import bert  # bert builds on this module
+
+    if bert.is_bert_folder(path):  # a Hugging Face BERT folder, imported tensor by tensor
+        return bert.load(path)
     cfg = read_config(path)
+    check_size(cfg)
     try:
         tokenizers = read_tokenizers(path, cfg)
     except CheckpointError:
@@ -158,3 +284,141 @@ def load(path) -> Loaded:
     model.load_state_dict(tensors, strict=not (cfg.has_decoder and cfg.tie_embeddings))
     card = (path / CARD).read_text(encoding="utf-8", errors="replace") if (path / CARD).is_file() else ""
     return Loaded(model.eval(), cfg, tokenizers, card, path)
+
+
+# ----- a checkpoint a user brings: a zip upload, or a folder to copy ------------------------
+
+MAX_ZIP_BYTES = 128 * 2**20  # an uploaded zip
+MAX_UNPACKED_BYTES = 256 * 2**20  # what a zip may unpack to, and what a copied folder may hold
+MAX_ZIP_ENTRIES = 64  # a checkpoint folder has six files at most
+MAX_ZIP_DIRECTORY = 256 * 2**10  # zipfile parses a zip's whole list of entries at once: 7 s for 200,000
+MACOS_EXTRAS = ("__MACOSX", ".DS_Store")  # what macOS's Finder adds to every zip it makes
+
+
+def load_zip(data: bytes, dest) -> Loaded:
+    """Unpack a zipped checkpoint folder into the new folder `dest` and load it, checking everything."""
+    return load(extract_zip(data, dest))
+
+
+def extract_zip(data: bytes, dest) -> Path:
+    """Unpack a zipped checkpoint folder into the new folder `dest` and return it; refuse anything unsafe.
+
+    Only the files a load reads (FILES) are written, each under its bare name, never under the
+    zip's path for it; the rest is skipped unread. Sizes are checked as the zip declares them and
+    again as the bytes come out, so a zip bomb stops at the limit.
+    """
+    if len(data) > MAX_ZIP_BYTES:
+        raise CheckpointError(f"the zip is {size_text(len(data))}, over the limit of {size_text(MAX_ZIP_BYTES)}.")
+    listing = directory_size(data)
+    if listing > MAX_ZIP_DIRECTORY:
+        raise CheckpointError(f"the zip's list of entries takes {size_text(listing)}, far more than a checkpoint "
+                              f"folder's few files need (at most {size_text(MAX_ZIP_DIRECTORY)}).")
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, EOFError):
+        raise CheckpointError(NOT_A_ZIP) from None
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    with archive:
+        budget = MAX_UNPACKED_BYTES
+        for name, info in zip_members(archive.infolist()).items():
+            too_big = f"{info.filename} in the zip unpacks to more than the {info.file_size:,} bytes it declares."
+            try:
+                with archive.open(info) as source:
+                    budget -= copy_bounded(source, dest / name, min(info.file_size, budget), too_big)
+            except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as e:
+                raise CheckpointError(f"{info.filename} in the zip cannot be unpacked ({e}).") from None
+    return dest
+
+
+NOT_A_ZIP = "the file is not a zip archive (or the zip is damaged)."
+
+
+def directory_size(data: bytes) -> int:
+    """The size of the zip's list of entries, from its end record (22 bytes and a comment, at the end)."""
+    end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 65535))
+    if end < 0 or end + 22 > len(data):
+        raise CheckpointError(NOT_A_ZIP)
+    return int.from_bytes(data[end + 12:end + 16], "little")  # 0xFFFFFFFF for a zip64, which is far over
+
+
+def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
+    """The entries a load reads, by bare name, once every entry's path, kind and size is checked."""
+    if len(infos) > MAX_ZIP_ENTRIES:
+        raise CheckpointError(f"the zip holds {len(infos)} entries, more than the {MAX_ZIP_ENTRIES} allowed; "
+                              f"a checkpoint folder has at most {len(FILES)} files.")
+    declared = sum(i.file_size for i in infos)
+    if declared > MAX_UNPACKED_BYTES:
+        raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.")
+    files = {}
+    for info in infos:
+        parts = entry_parts(info)
+        if not info.is_dir() and parts and parts[0] not in MACOS_EXTRAS and parts[-1] not in MACOS_EXTRAS:
+            files[info.filename] = parts
+    deep = [name for name, parts in files.items() if len(parts) > 2]
+    places = {tuple(parts[:-1]): name for name, parts in files.items()}  # folder -> one entry in it
+    if deep or len(places) > 1:
+        where = f"{deep[0]!r} is nested deeper" if deep else "it mixes {!r} and {!r}".format(*list(places.values())[:2])
+        raise CheckpointError(f"the zip must hold the checkpoint's files at its top level or in one folder, but {where}.")
+    names = [parts[-1] for parts in files.values()]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise CheckpointError(f"the zip holds {twice[0]} twice.")
+    refuse_pickles(names)
+    if CONFIG not in names:
+        raise CheckpointError(f"the zip has no {CONFIG}, so it holds no checkpoint folder.")
+    by_name = {parts[-1]: info for info in infos if (parts := files.get(info.filename))}
+    return {name: by_name[name] for name in FILES if name in by_name}
+
+
+def entry_parts(info: zipfile.ZipInfo) -> list[str]:
+    """The parts of an entry's path, once an entry that could write outside its folder is refused."""
+    name = info.filename
+    path = name.replace("\\", "/")  # zips made on Windows may use either separator
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        raise CheckpointError(f"the zip entry {name!r} has an absolute path, which could write anywhere on the disk.")
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise CheckpointError(f"the zip entry {name!r} climbs out of its folder with '..'.")
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise CheckpointError(f"the zip entry {name!r} is a symbolic link, which could point anywhere on the disk.")
+    if info.flag_bits & 0x1:
+        raise CheckpointError(f"the zip entry {name!r} is encrypted.")
+    return parts
+
+
+def copy_bounded(source, target: Path, limit: int, too_big: str) -> int:
+    """Copy the binary stream `source` into the new file `target`; past `limit` bytes, stop and refuse."""
+    written = 0
+    with open(target, "xb") as out:
+        while chunk := source.read(2**20):
+            written += len(chunk)
+            if written > limit:
+                raise CheckpointError(too_big)
+            out.write(chunk)
+    return written
+
+
+def copy_folder(src, dest) -> Path:
+    """Copy the files a load reads from the checkpoint folder `src` into the new folder `dest`.
+
+    Together they may hold MAX_UNPACKED_BYTES, as an unpacked zip; nothing else is copied.
+    """
+    src, dest = Path(src), Path(dest)
+    if not src.is_dir():
+        raise CheckpointError(f"{src} is not a checkpoint folder.")
+    check_files(src)
+    names = [n for n in FILES if (src / n).is_file()]
+    total = sum((src / n).stat().st_size for n in names)
+    if total > MAX_UNPACKED_BYTES:
+        raise CheckpointError(f"the checkpoint's files add up to {size_text(total)}, "
+                              f"over the limit of {size_text(MAX_UNPACKED_BYTES)}.")
+    dest.mkdir(parents=True, exist_ok=True)
+    budget = MAX_UNPACKED_BYTES
+    for name in names:
+        try:
+            with open(src / name, "rb") as source:  # a file that grows meanwhile is stopped at the limit
+                budget -= copy_bounded(source, dest / name, budget, f"{name} grew past the limit while it was copied.")
+        except OSError as e:
+            raise CheckpointError(f"{src / name} cannot be read ({e.strerror}).") from None
+    return dest

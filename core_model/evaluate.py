@@ -7,7 +7,6 @@ rate of head-averaged cross-attention against the gold word alignment. Language 
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -18,7 +17,7 @@ import numpy as np
 import sacrebleu
 import torch
 
-from . import checkpoint
+from . import checkpoint, cli
 from .model import Transformer
 from .trace import run_with_trace
 
@@ -220,16 +219,16 @@ def ship(run_checkpoint: Path, dest: Path, task, state: dict, command: str) -> d
 def main(argv=None) -> int:
     from .train import TASKS
 
-    parser = argparse.ArgumentParser(prog="python -m core_model.evaluate", description=__doc__.split("\n")[0])
-    parser.add_argument("checkpoint", type=Path, help="a checkpoint folder")
+    parser = cli.Parser(prog="python -m core_model.evaluate", description=__doc__.split("\n")[0])
+    parser.add_argument("checkpoint", type=cli.path, help="a checkpoint folder")
     parser.add_argument("--task", choices=sorted(TASKS), required=True)
-    parser.add_argument("--seed", type=int, default=0, help="the corpus seed the model was trained with")
+    parser.add_argument("--seed", type=cli.whole(0, cli.MAX_SEED), default=0,
+                        help="the corpus seed the model was trained with")
     args = parser.parse_args(argv)
     try:
         metrics = evaluate(args.checkpoint, args.task, args.seed)
-    except checkpoint.CheckpointError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    except cli.BAD_INPUT as e:
+        return cli.fail(e)
     print(json.dumps({k: v for k, v in metrics.items() if k != "errors"}, indent=2))
     for src, got, want in metrics.get("errors", []):
         print(f"miss: {src!r} -> {got!r} (expected {want!r})", file=sys.stderr)

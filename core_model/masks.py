@@ -34,13 +34,21 @@ def combine(*masks: torch.Tensor | None) -> torch.Tensor | None:
 
 def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     """Blocked scores become -inf, so softmax gives them exactly zero weight."""
-    if mask is None:
+    if mask is None or mask.all():  # nothing blocked: spare a copy of the scores
         return scores
     return scores.masked_fill(~mask, float("-inf"))
 
 
-def masked_softmax(scores: torch.Tensor) -> torch.Tensor:
-    """Softmax over keys; a row with every key blocked gets zero weights instead of NaN."""
-    blocked = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Softmax over keys; a row with every key blocked gets zero weights instead of NaN.
+
+    Given the mask that blocked them, the rows are found from it, a far smaller tensor than the scores.
+    """
+    if mask is not None:
+        blocked = ~mask.any(dim=-1, keepdim=True)  # [b or 1, 1, q or 1, 1]
+    else:
+        blocked = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
+    if not blocked.any():
+        return torch.softmax(scores, dim=-1)
     weights = torch.softmax(scores.masked_fill(blocked, 0.0), dim=-1)
     return weights.masked_fill(blocked, 0.0)

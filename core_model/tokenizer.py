@@ -41,6 +41,8 @@ _PROBE = "  Ａ ﬁ\u2581x\t\n e\u0301  "
 class Tokenizer:
     """A trained sentencepiece model with the fixed specials and an exact round trip."""
 
+    frames_input = False  # the models read the text as it is (a decoder adds <s> itself)
+
     def __init__(self, processor: spm.SentencePieceProcessor):
         """Wrap a loaded processor; use `train`, `load` or `from_bytes` to get one checked."""
         self._sp = processor
@@ -346,3 +348,102 @@ def _byte_word_indices(data: bytes) -> list[int]:
             word, in_word = word + 1, True
         result += [word] * n_bytes
     return result
+
+
+class WordPieceTokenizer:
+    """An imported BERT tokenizer (a Hugging Face `tokenizer.json`) behind the same interface.
+
+    Unlike the sentencepiece models above it normalizes (lowercases, cleans control characters),
+    so its round trip is not exact, and its model reads every input framed as [CLS] … [SEP]:
+    `frames_input` tells the caller to add them. The file's own padding and truncation are
+    switched off; the caller cuts to the model's length.
+    """
+
+    frames_input = True
+
+    def __init__(self, tokenizer, specials: dict[str, str]):
+        """Wrap a `tokenizers.Tokenizer`; `specials` maps pad, unk, bos, eos to its tokens."""
+        self._tk = tokenizer
+        self._tk.no_padding()
+        self._tk.no_truncation()
+        self._ids = {}
+        for role, token in specials.items():
+            ident = tokenizer.token_to_id(token)
+            if ident is None:
+                raise ValueError(f"The tokenizer has no {token} token for {role}.")
+            self._ids[role] = ident
+        self._special = {tokenizer.token_to_id(t.content) for t in tokenizer.get_added_tokens_decoder().values()
+                         if t.special} | set(self._ids.values())
+
+    @classmethod
+    def load(cls, path: str | Path, specials: dict[str, str]) -> "WordPieceTokenizer":
+        """Load a `tokenizer.json`; a missing or unusable file raises ValueError naming it."""
+        from tokenizers import Tokenizer as HFTokenizer
+
+        try:
+            tokenizer = HFTokenizer.from_str(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ValueError(f"No tokenizer file at {path}.") from None
+        except Exception as err:  # the Rust side reports every problem as a plain Exception
+            raise ValueError(f"The tokenizer file {path} is not a Hugging Face tokenizer: {err}") from None
+        return cls(tokenizer, specials)
+
+    @property
+    def vocab_size(self) -> int:
+        return self._tk.get_vocab_size(with_added_tokens=True)
+
+    pad_id = property(lambda self: self._ids["pad"])
+    unk_id = property(lambda self: self._ids["unk"])
+    bos_id = property(lambda self: self._ids["bos"])  # [CLS]
+    eos_id = property(lambda self: self._ids["eos"])  # [SEP]
+
+    def is_special(self, i: int) -> bool:
+        return int(i) in self._special
+
+    def id_to_piece(self, i: int) -> str:
+        piece = self._tk.id_to_token(int(i))
+        if piece is None:
+            raise IndexError(f"Token id {i} is outside the vocabulary (0 to {self.vocab_size - 1}).")
+        return piece
+
+    def piece_to_id(self, piece: str) -> int:
+        found = self._tk.token_to_id(piece)
+        return self.unk_id if found is None else found
+
+    def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+        """Token ids of `text` (no [CLS]/[SEP] unless asked for)."""
+        ids = self._tk.encode(_checked_text(text, "The text"), add_special_tokens=False).ids
+        return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of `ids`, with pad, [CLS] and [SEP] dropped (an [UNK] stays visible)."""
+        kept = [int(i) for i in ids if int(i) not in (self.pad_id, self.bos_id, self.eos_id)]
+        return self._tk.decode(kept, skip_special_tokens=False)
+
+    def pieces(self, text: str) -> list[str]:
+        return [self.id_to_piece(i) for i in self.encode(text)]
+
+    def display_pieces(self, ids: Sequence[int]) -> list[str]:
+        """WordPiece spells a word's continuation `##ing`; the pieces are shown as they are."""
+        return [self.id_to_piece(i) for i in ids]
+
+    def word_ids(self, ids: Sequence[int]) -> list[int]:
+        """For each id, the index of its word in `decode(ids).split()`, or -1 for specials."""
+        # Re-read the decoded text with offsets and give each token the whitespace word its
+        # first character falls in; specials are left out of the text, so they get -1.
+        body = [i for i in ids if not self.is_special(i) or i == self.unk_id]
+        text = self.decode(body)
+        encoding = self._tk.encode(text, add_special_tokens=False)
+        if encoding.ids != [int(i) for i in body]:  # the text does not read back the same
+            return [-1] * len(ids)
+        char_words, word, in_word = [], -1, False  # str.split()'s words, by character
+        for char in text:
+            if not char.isspace() and not in_word:
+                word += 1
+            in_word = not char.isspace()
+            char_words.append(word if in_word else -1)
+        found = iter(char_words[start] if start < len(char_words) else -1 for start, _ in encoding.offsets)
+        return [next(found) if not self.is_special(i) or i == self.unk_id else -1 for i in ids]
+
+    def __repr__(self) -> str:
+        return f"WordPieceTokenizer(vocab_size={self.vocab_size})"

@@ -26,7 +26,11 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor) -> None:
     name = f"{path}.{leaf}" if path else leaf
     if name in values:  # a cached decoding step records one new query row per call
         raise RuntimeError(f"{name} was recorded twice in one trace.")
-    values[name] = value.detach().to(torch.float32).cpu().numpy().copy()
+    # No copy: nothing in the model changes a tensor in place once computed. The array shares the
+    # tensor's memory, so it is made read-only: no reader can alter what the model computed.
+    array = value.detach().to(torch.float32).cpu().numpy()
+    array.flags.writeable = False
+    values[name] = array
 
 
 def set_paths(model: torch.nn.Module) -> None:

@@ -8,7 +8,6 @@ periodic validation, atomic checkpoints (an interrupted run never leaves a broke
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -18,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
+from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 from tqdm import tqdm
 
-from . import checkpoint
+from . import checkpoint, cli
 from .config import ModelConfig
 from .model import Transformer
 from .tokenizer import Tokenizer
@@ -137,14 +137,19 @@ def optimizer_files(optimizer: torch.optim.Optimizer, state: dict) -> dict[str, 
 
 
 def restore_optimizer(path: Path, optimizer: torch.optim.Optimizer) -> dict:
-    meta = json.loads((path / STATE_JSON).read_text())
-    tensors = load_safetensors((path / STATE_TENSORS).read_bytes())
-    torch.set_rng_state(tensors.pop("rng"))
-    state: dict = {}
-    for key, value in tensors.items():
-        index, name = key.split(".", 1)
-        state.setdefault(int(index), {})[name] = value
-    optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
+    """Put back the optimizer's moments, the random state and the run's counters; a damaged file is named."""
+    try:
+        meta = json.loads((path / STATE_JSON).read_text())
+        tensors = load_safetensors((path / STATE_TENSORS).read_bytes())
+        torch.set_rng_state(tensors.pop("rng"))
+        state: dict = {}
+        for key, value in tensors.items():
+            index, name = key.split(".", 1)
+            state.setdefault(int(index), {})[name] = value
+        optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
+    except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as e:
+        raise checkpoint.CheckpointError(f"{path} cannot be resumed: {STATE_JSON} or {STATE_TENSORS} is missing "
+                                         f"or damaged ({e}).") from None
     return meta
 
 
@@ -175,8 +180,11 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     torch.manual_seed(seed)
     splits = corpus(task, seed, n_train)
     ckpt = out / "checkpoint"
-    if resume and ckpt.is_dir():
-        loaded = checkpoint.load(ckpt)
+    found = checkpoint.find(ckpt) if resume else None
+    if resume and found is None:
+        print(f"No checkpoint in {out} yet: starting from step 0.", file=sys.stderr)
+    if found:
+        loaded = checkpoint.load(found)
         model, tokenizers = loaded.model, loaded.tokenizers
     else:
         tokenizers = build_tokenizers(task, splits, out / "tokenizers")
@@ -186,8 +194,9 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     state = {"step": 0, "seconds": 0.0, "tokens": 0, "valid_loss": None, "seed": seed, "task": task.name}
-    if resume and ckpt.is_dir():
-        state.update(restore_optimizer(ckpt, optimizer))
+    if found:
+        state.update(restore_optimizer(found, optimizer))
+        print(f"Resuming from {found} at step {state['step']}.", file=sys.stderr)
     model.train()
     bar = tqdm(total=steps, initial=state["step"], disable=not progress, unit="step", file=sys.stderr)
     started, tokens_in_window = time.perf_counter() - state["seconds"], 0
@@ -225,31 +234,48 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     return state
 
 
+def interrupted_message(ckpt: Path) -> str:
+    """What an interrupted run leaves behind, and how to go on."""
+    found = checkpoint.find(ckpt)
+    if found is None:
+        return "Interrupted before the first checkpoint: nothing was saved."
+    step = json.loads((found / STATE_JSON).read_text())["step"]
+    return (f"Interrupted. The last checkpoint, at step {step}, is in {found}; "
+            "run the same command with --resume to continue from it.")
+
+
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core_model.train", description=__doc__.split("\n")[0])
+    parser = cli.Parser(prog="python -m core_model.train", description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=sorted(TASKS), required=True)
-    parser.add_argument("--out", type=Path, required=True, help="run folder (checkpoint and tokenizers)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--steps", type=int, help="optimizer steps (default: the task's own)")
-    parser.add_argument("--n-train", type=int, help="training pairs (default: the task's own)")
+    parser.add_argument("--out", type=cli.path, required=True, help="run folder (checkpoint and tokenizers)")
+    parser.add_argument("--seed", type=cli.whole(0, cli.MAX_SEED), default=0)
+    parser.add_argument("--steps", type=cli.whole(1), help="optimizer steps (default: the task's own)")
+    parser.add_argument("--n-train", type=cli.whole(1), help="training pairs (default: the task's own)")
     parser.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint")
-    parser.add_argument("--ship", type=Path, help="evaluate and write the finished model here, with its card")
-    parser.add_argument("--validate-every", type=int, default=500)
-    parser.add_argument("--save-every", type=int, default=500)
-    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: torch's own choice)")
+    parser.add_argument("--ship", type=cli.path, help="evaluate and write the finished model here, with its card")
+    parser.add_argument("--validate-every", type=cli.whole(1), default=500)
+    parser.add_argument("--save-every", type=cli.whole(1), default=500)
+    parser.add_argument("--threads", type=cli.whole(1), help="CPU threads for torch (default: torch's own choice)")
     args = parser.parse_args(argv)
-    if args.steps is not None and args.steps < 1:
-        parser.error("--steps must be at least 1.")
     if args.threads:
         torch.set_num_threads(args.threads)
     task = TASKS[args.task]
-    state = train(task, args.out, args.seed, args.steps, args.resume, args.n_train,
-                  args.validate_every, args.save_every)
+    try:
+        state = train(task, args.out, args.seed, args.steps, args.resume, args.n_train,
+                      args.validate_every, args.save_every)
+    except KeyboardInterrupt:
+        print(f"\n{interrupted_message(args.out / 'checkpoint')}", file=sys.stderr)
+        return 130  # the shell's code for "ended by Ctrl-C"
+    except cli.BAD_INPUT as e:  # an unusable --out, or a damaged checkpoint to resume from
+        return cli.fail(e)
     print(json.dumps({k: state[k] for k in ("task", "step", "seconds", "tokens", "valid_loss")}))
     if args.ship:
         from .evaluate import ship
         command = "python -m core_model.train " + " ".join(argv if argv is not None else sys.argv[1:])
-        ship(args.out / "checkpoint", args.ship, task, state, command)
+        try:
+            ship(args.out / "checkpoint", args.ship, task, state, command)
+        except cli.BAD_INPUT as e:
+            return cli.fail(e)
     return 0
 
 

@@ -883,7 +883,7 @@ def translate(item: Clause | NounPhrase | PrepPhrase) -> Pair:
 # ---------------------------------------------------------------------------------------------
 # Sampling. Category letters keep the sentences sensible: people read, animals do not.
 
-@functools.lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=128)  # ~45 letter sets occur (verbs' objects, prepositions); bounded all the same
 def _nouns_with(letters: str) -> tuple[str, ...]:
     return tuple(n for n, noun in NOUNS.items() if noun.cats & set(letters))
 

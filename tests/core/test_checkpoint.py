@@ -85,9 +85,9 @@ CASES = {
     "missing config": (lambda p: (p / "config.json").unlink(), "has no config.json"),
     "missing tokenizer": (lambda p: (p / "src.model").unlink(), "has no src.model"),
     "truncated weights": (lambda p: (p / "model.safetensors").write_bytes((p / "model.safetensors").read_bytes()[:5000]),
-                          "truncated or not a safetensors file"),
+                          "model.safetensors is truncated: it should be 83,324 bytes long, but has 5,000."),
     "pickle instead of weights": (lambda p: (p / "model.safetensors").write_bytes(
-        b"\x80\x04\x95cos\nsystem\n(S'echo pwned'\ntR."), "truncated or not a safetensors file"),
+        b"\x80\x04\x95cos\nsystem\n(S'echo pwned'\ntR."), "holds a pickle (what torch.save writes)"),
     "wrong shape": (lambda p: rewrite_weights(p, lambda t: t.update({"encoder.layers.0.ffn.linear1.weight": torch.zeros(33, 16)})),
                     "encoder.layers.0.ffn.linear1.weight has shape [33, 16], but the config needs [32, 16]"),
     "missing tensor": (lambda p: rewrite_weights(p, lambda t: t.pop("decoder.layers.0.norm3.bias")),

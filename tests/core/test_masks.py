@@ -56,3 +56,15 @@ def test_fully_blocked_row_gives_zero_weights_never_nan():
     assert torch.equal(weights[:, :, 1], torch.zeros(1, 2, 4))
     # The other rows are still proper distributions.
     assert torch.allclose(weights[:, :, [0, 2]].sum(-1), torch.ones(1, 2, 2))
+
+
+def test_softmax_told_the_mask_finds_the_same_blocked_rows_as_a_scan_of_the_scores():
+    scores = torch.randn(2, 3, 4, 5)
+    mask = torch.rand(2, 1, 4, 5) > 0.4
+    mask[0, 0, 2] = False  # a row with nothing allowed
+    masked = apply_mask(scores, mask)
+    assert torch.equal(masked_softmax(masked, mask), masked_softmax(masked))
+    assert torch.equal(masked_softmax(masked, mask)[0, :, 2], torch.zeros(3, 5))
+    everything = torch.ones(1, 1, 1, 5, dtype=torch.bool)
+    assert apply_mask(scores, everything) is scores  # nothing blocked, nothing copied
+    assert torch.equal(masked_softmax(scores, everything), torch.softmax(scores, -1))

@@ -319,8 +319,20 @@ def test_layer_output_is_what_the_next_layer_reads(placement):
         np.testing.assert_allclose(trace.attn("encoder", 1).q, q, atol=1e-5)
         np.testing.assert_array_equal(last, memory.numpy())
     else:  # layer 1 first normalizes it; the stack's final norm turns the last output into memory
-        np.testing.assert_allclose(layer1.norm1(torch.from_numpy(first)).detach().numpy(),
+        np.testing.assert_allclose(layer1.norm1(torch.tensor(first)).detach().numpy(),
                                    trace.layer("encoder", 1, "norm1"), atol=1e-6)
-        np.testing.assert_allclose(model.encoder.final_norm(torch.from_numpy(last)).detach().numpy(),
+        np.testing.assert_allclose(model.encoder.final_norm(torch.tensor(last)).detach().numpy(),
                                    memory.numpy(), atol=1e-6)
         np.testing.assert_array_equal(trace["encoder.final_norm"], memory.numpy())
+
+
+def test_recorded_values_are_read_only_and_outlive_the_call():
+    model = make_model()
+    first = trace_of(model)
+    kept = {name: first[name].copy() for name in first.names}
+    trace_of(model, src=[[9, 8, 7]], tgt=[[2, 30]])  # a second call must not touch the first's values
+    assert all(np.array_equal(first[name], kept[name]) for name in kept)
+    pattern = first.attn("encoder", 0).pattern
+    assert not pattern.flags.writeable  # it shares the tensor's memory, so no reader may write to it
+    with pytest.raises(ValueError):
+        pattern[...] = 0

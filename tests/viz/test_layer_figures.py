@@ -39,7 +39,7 @@ def test_norm_input_is_what_norm1_normalizes(placement, norm):
     _, model, trace = traced(norm_placement=placement, norm=norm)
     for stack, side in (("encoder", "src"), ("decoder", "tgt")):
         for layer in range(2):
-            x = torch.from_numpy(trace[figs.norm_input_name(stack, side, layer, placement == "pre")])
+            x = torch.tensor(trace[figs.norm_input_name(stack, side, layer, placement == "pre")])
             with torch.no_grad():
                 expected = getattr(model, stack).layers[layer].norm1(x).numpy()
             assert np.allclose(expected, trace.layer(stack, layer, "norm1"), atol=1e-5)
