@@ -18,7 +18,7 @@ PAGES = [  # (file, title key, url path)
 st.set_page_config(page_title="Attention visualizer", layout="wide")
 # A widget's value belongs to the page that drew it, and each page draws the sidebar itself: Streamlit
 # drops the sidebar's values when another page opens. Set by code here, they outlive the page change.
-for key in ("lang", "model", "src", "tgt", "layer", "head"):
+for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special"):
     if key in st.session_state:
         st.session_state[key] = st.session_state[key]
 # The pages live in app_pages/, not pages/: Streamlit treats a pages/ folder beside the entry point

@@ -3,7 +3,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from viz_app import head_stats, page, state
+from viz_app import head_stats, page, sidebar, state
 from viz_app.figures import attention as fa
 from viz_app.figures.export import page_html
 from viz_app.figures.heatmap import to_csv
@@ -16,8 +16,9 @@ ss = st.session_state
 
 
 def setting(key, default, parse, ok):
-    """A URL-synced page setting, put back to its default if the link or a new sentence made it unusable."""
-    if not ok(state.synced(key, default, parse)):
+    """A URL-synced page setting: a link's unusable value is said (page.show_noted), one that a new
+    sentence made unusable is put back to its default quietly."""
+    if not ok(state.synced(key, default, parse, ok)):
         ss[key] = default
         state.publish(key)
     return ss[key]
@@ -36,17 +37,27 @@ st.title(t("page.explorer"))
 st.write(t("explorer.intro"))
 st.latex(r"A_{ij}=\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right),\qquad \sum_j A_{ij}=1")
 run = page.current_run()
+noted = st.container()  # what the link asked for and this page cannot show, said once its settings are read
 
 kinds = KINDS[cfg.architecture]
 setting("explorer.kind", kinds[0], str, kinds.__contains__)
 st.selectbox(t("explorer.kind"), kinds, key="explorer.kind", format_func=lambda k: t(f"explorer.kind.{k}"))
 stack, kind = ss["explorer.kind"].split(".")
-q_labels = run.src_labels if stack == "encoder" else run.tgt_labels
-k_labels, key_side = (run.tgt_labels, "tgt") if stack == "decoder" and kind == "self_attn" else (run.src_labels, "src")
-key_ids = run.tgt_ids if key_side == "tgt" else run.src_ids
-n_layers, n_q = run.trace.n_layers(stack), len(q_labels)
-layer, head = min(ss["layer"], n_layers - 1), ss["head"]
-patterns = np.stack([run.trace.attn(stack, i, kind).pattern[0] for i in range(n_layers)])  # [layers, heads, q, k]
+q_side = "src" if stack == "encoder" else "tgt"
+key_side = "tgt" if stack == "decoder" and kind == "self_attn" else "src"
+q_ids, key_ids = (run.src_ids if side == "src" else run.tgt_ids for side in (q_side, key_side))
+tokenizers = page.loaded().tokenizers
+n_layers, layer, head = run.trace.n_layers(stack), min(ss["layer"], run.trace.n_layers(stack) - 1), ss["head"]
+every = np.stack([run.trace.attn(stack, i, kind).pattern[0] for i in range(n_layers)])  # [layers, heads, q, k]
+# The views draw the positions the sidebar's switch keeps ([CLS] and [SEP] may be hidden); statistics use all.
+qi, ki = sidebar.shown(tokenizers[q_side], q_ids), sidebar.shown(tokenizers[key_side], key_ids)
+patterns = every[:, :, qi][..., ki]  # [layers, heads, shown q, shown k]
+all_k_labels = run.src_labels if key_side == "src" else run.tgt_labels
+q_labels = [(run.src_labels if q_side == "src" else run.tgt_labels)[i] for i in qi]
+k_labels = [all_k_labels[i] for i in ki]
+n_q = len(q_labels)
+if len(qi) < len(q_ids):
+    st.info(t("explorer.hidden"))
 layer_names = [t("explorer.layer_n", n=i) for i in range(n_layers)]
 head_names = [t("explorer.head_n", n=h) for h in range(cfg.n_heads)]
 
@@ -63,8 +74,9 @@ st.subheader(t("explorer.focus"))
 c1, c2, c3, c4 = st.columns([2, 2, 3, 4])
 setting("explorer.average", False, state.parse_bool, lambda v: isinstance(v, bool))
 average = c1.checkbox(t("explorer.average"), key="explorer.average", help=t("explorer.average.help"))
-setting("explorer.top_k", 0, state.parse_int, lambda v: isinstance(v, int) and v >= 0)
-top_k = c2.number_input(t("explorer.top_k"), min_value=0, step=1, key="explorer.top_k", help=t("explorer.top_k.help"))
+setting("explorer.top_k", 0, state.parse_int, lambda v: isinstance(v, int) and 0 <= v <= cfg.max_len)  # max_len: all
+top_k = c2.number_input(t("explorer.top_k"), min_value=0, max_value=cfg.max_len, step=1, key="explorer.top_k",
+                        help=t("explorer.top_k.help"))
 setting("explorer.threshold", 0.0, float, lambda v: isinstance(v, float) and 0 <= v <= 1)
 threshold = c3.slider(t("explorer.threshold"), 0.0, 1.0, step=0.01, key="explorer.threshold",
                       help=t("explorer.threshold.help"))
@@ -76,7 +88,7 @@ lo, hi = setting("explorer.window", full, lambda raw: tuple(int(v) for v in raw.
 if n_q > 1:
     lo, hi = c4.slider(t("explorer.window"), 0, n_q - 1, key="explorer.window", help=t("explorer.window.help"))
 
-blocked = np.isneginf(run.trace.attn(stack, layer, kind).scores_masked[0])  # [heads, q, k]
+blocked = np.isneginf(run.trace.attn(stack, layer, kind).scores_masked[0])[:, qi][..., ki]  # [heads, q, k]
 weights = (patterns[layer].mean(0) if average else patterns[layer, head])[lo:hi + 1]  # [window, k]
 masked = (blocked.all(0) if average else blocked[head])[lo:hi + 1]
 kept = fa.filter_mask(weights, top_k, threshold, allowed=~masked)
@@ -95,22 +107,29 @@ st.subheader(t("explorer.stats"))
 st.write(t("explorer.stats.intro"))
 st.latex(r"H=-\sum_j A_{ij}\log A_{ij},\quad D=\sum_j A_{ij}\,|i-j|,"
          r"\quad S=\sum_{j\,\mathrm{special}} A_{ij},\quad P=A_{i,i-1}")
-tokenizer = page.loaded().tokenizers[key_side]
+tokenizer = tokenizers[key_side]
 special = np.array([tokenizer.is_special(i) for i in key_ids], dtype=bool)
-stats = head_stats.table(patterns, special, cross=kind == "cross_attn")
+ids = np.asarray(key_ids)
+frame = (ids == tokenizer.bos_id, ids == tokenizer.eos_id) if tokenizer.frames_input else None
+stats = head_stats.table(every, special, cross=kind == "cross_attn", frame=frame)
 names = {s: t(f"explorer.stat.{s}" + (".cross" if kind == "cross_attn" and s == "distance" else "")) for s in stats}
 table = pd.DataFrame({t("sidebar.layer"): np.repeat(np.arange(n_layers), cfg.n_heads),
                       t("sidebar.head"): np.tile(np.arange(cfg.n_heads), n_layers),
                       **{names[s]: v.ravel() for s, v in stats.items()}})
 st.dataframe(table, hide_index=True,
              column_config={c: st.column_config.NumberColumn(format="%.3f") for c in names.values()})
-found = [k_labels[j] for j in np.flatnonzero(special)]
+peaks = [f"{names[s]}: " + ", ".join(t("explorer.top_head", layer=l, head=h, value=v) for l, h, v in head_stats.top(stats[s]))
+         for s in head_stats.PEAK_STATS if s in stats]
+st.caption(t("explorer.top_heads", items="; ".join(peaks)))
+found = [all_k_labels[j] for j in np.flatnonzero(special)]
 st.caption(t("explorer.special", tokens=", ".join(found)) if found else t("explorer.special.none"))
 st.caption(t("explorer.stats.cross" if kind == "cross_attn" else "explorer.stats.self"))
 setting("explorer.stat", "previous" if "previous" in stats else "entropy", str, stats.__contains__)
 stat = st.selectbox(t("explorer.stat"), list(stats), key="explorer.stat", format_func=names.get)
+with noted:
+    page.show_noted()
 stat_fig = fa.stat_map(stats[stat], layer_names, head_names, names[stat],
-                       zrange=(0, 1) if stat in ("special", "previous") else None)  # weights share the 0..1 scale
+                       zrange=(0, 1) if stat in head_stats.PEAK_STATS else None)  # weights share the 0..1 scale
 page.chart(stat_fig, "explorer.stats", csv=to_csv(stats[stat], head_names, layer_names))
 
 # Everything the file needs is made now: the button's callable runs later, in a thread without a session.

@@ -57,9 +57,11 @@ with right:
 
 st.subheader(t("ffn_norm.hist", layer=layer))
 st.write(t(f"ffn_norm.hist.about.{cfg.norm_placement}", d=cfg.d_model))
-if not 0 <= state.synced("ffn_norm.token", 0, state.parse_int) < len(labels):
+positions = range(len(labels))
+if state.synced("ffn_norm.token", 0, state.parse_int, positions.__contains__) not in positions:
     ss["ffn_norm.token"] = 0  # the sentence got shorter
-token = st.selectbox(t("ffn_norm.token"), range(len(labels)), key="ffn_norm.token", format_func=labels.__getitem__)
+page.show_noted()  # a link's token, read only now that the sentence's length is known
+token = st.selectbox(t("ffn_norm.token"), positions, key="ffn_norm.token", format_func=labels.__getitem__)
 before_name = figs.norm_input_name(stack, side, layer, pre)
 before, after = trace[before_name][0, token], trace.layer(stack, layer, "norm1")[0, token]  # [d_model] each
 names = [t("ffn_norm.before", name=before_name), t("ffn_norm.after")]

@@ -26,12 +26,16 @@ st.latex(r"\tilde S_{ij} = \begin{cases} S_{ij} & M_{ij} = 1 \\ -\infty & M_{ij}
 
 words = ss.get("src", "").split() or ["a"]
 default = "\n".join([" ".join(words), *EXTRA.get(ss["model"], (" ".join(words[:len(words) // 2 + 1]), words[0]))])
-if ss.get("masks.batch") == ss.get("_masks.default") != default:  # not edited by hand: follow the sidebar
+if "masks.batch" in ss and ss["masks.batch"] == ss.get("_masks.default") != default:  # not edited: follow the sidebar
     ss["masks.batch"] = default
 ss["_masks.default"] = default
-state.synced("masks.batch", default)
+state.synced("masks.batch", default)  # a link's batch on first opening
+state.drop_surrogates("masks.batch")
 lines, problem = batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
                                           help=t("masks.batch.help"), max_chars=2000))
+if not state.linkable("masks.batch"):
+    st.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+page.show_noted()
 if problem:
     st.warning(t(problem, n=len(lines), line=lines.index("") + 1 if "" in lines else 0))
     st.stop()
@@ -51,12 +55,12 @@ except SentenceError as e:
     st.warning(t("masks.bad.sentence", line=e.line))
     st.stop()
 lengths = ((batch.src_ids if cfg.has_encoder else batch.tgt_ids) != cfg.pad_id).sum(1)
-if not 0 <= state.synced("masks.row", int(lengths.argmin()), state.parse_int) < len(lines):  # most padding first
+rows = range(len(lines))
+if state.synced("masks.row", int(lengths.argmin()), state.parse_int, rows.__contains__) not in rows:  # most padding first
     ss["masks.row"] = int(lengths.argmin())  # the batch got shorter
-row = middle.selectbox(t("masks.row"), range(len(lines)), key="masks.row",
+row = middle.selectbox(t("masks.row"), rows, key="masks.row",
                        format_func=lambda i: f"{t('masks.row_name', i=i + 1)}: {lines[i]}")
-for key, value, used in state.take_bad_link():
-    st.warning(t("query.bad", key=key, value=value, used=used))
+page.show_noted()
 page.show_notices(batch.notices)
 
 st.subheader(t("masks.table"))

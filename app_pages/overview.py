@@ -1,9 +1,11 @@
 """Overview: the sentence in, the model's output, and the model drawn with its shapes."""
+import numpy as np
 import pandas as pd
 import streamlit as st
 
 from viz_app import page
 from viz_app.figures.diagram import model_diagram
+from viz_app.figures.heatmap import matrix, to_csv
 from viz_app.i18n import t
 
 cfg = page.start()
@@ -21,6 +23,13 @@ left.text(st.session_state["src"])
 right.subheader(t(f"overview.output.{cfg.architecture}"))
 if cfg.architecture == "encoder":
     right.write(t("overview.encoder_only"))
+    last = run.trace.layer_output("encoder", cfg.n_encoder_layers - 1)[0]  # [n, d_model]
+    mean = last.mean(0)  # one sentence, no padding: every position counts
+    embedding = mean / np.linalg.norm(mean)
+    with right:
+        st.caption(t("overview.embedding", d=cfg.d_model))
+        page.chart(matrix(embedding[None], None, [""], t("overview.embedding.title"), x_title=t("overview.embedding.dim")),
+                   "overview.embedding", to_csv(embedding[None], None, [""]))
 else:
     right.text(run.output)
 

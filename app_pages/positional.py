@@ -97,11 +97,10 @@ st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}
          r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}}\right)")
 d_model, length = checked("positional.d_model", 128, D_MODELS), checked("positional.length", 100, LENGTHS)
 base = checked("positional.base", 10000, BASES)
-dims = state.synced("positional.dims", [0, 1, 8, 16], parse_dims)
+dims = state.synced("positional.dims", [0, 1, 8, 16], parse_dims, lambda ds: all(0 <= d < d_model for d in ds))
 st.session_state["positional.dims"] = [d for d in dims if isinstance(d, int) and 0 <= d < d_model]  # options shrink with d_model
 state.publish("positional.dims")
-for key, value, used in state.take_bad_link():
-    st.warning(t("query.bad", key=key, value=value, used=used))
+page.show_noted()
 
 st.header(t("positional.lab"))
 c1, c2, c3 = st.columns(3)

@@ -39,11 +39,13 @@ hs = steps.head_steps(run.trace, page.loaded().model, cfg, block, layer, head, r
                       run.tgt_labels, scale=not unscaled)
 
 QUERY = "self_attention.query"
-state.synced(QUERY, 0, state.parse_int)
-if isinstance(st.session_state[QUERY], int) and st.session_state[QUERY] >= len(hs.q_labels):
-    st.session_state[QUERY] = len(hs.q_labels) - 1  # fewer queries after a change of block or sentence
-query = state.clamp(QUERY, len(hs.q_labels))
-pick_query.selectbox(t("self_attention.query"), range(len(hs.q_labels)), key=QUERY,
+queries = range(len(hs.q_labels))
+if state.synced(QUERY, 0, state.parse_int, queries.__contains__) not in queries:
+    st.session_state[QUERY] = queries[-1]  # fewer queries after a change of block or sentence
+    state.publish(QUERY)
+query = st.session_state[QUERY]
+page.show_noted()  # a link's query, read only now that the number of queries is known
+pick_query.selectbox(t("self_attention.query"), queries, key=QUERY,
                      format_func=hs.q_labels.__getitem__)
 
 st.caption(" ".join([t("self_attention.where", layer=layer, head=head, block=t(f"self_attention.kind.{block}"))]

@@ -23,6 +23,7 @@ left.markdown(t("worked_example.x"))
 grids = {"X": left.data_editor(x_table, key="worked_example.X", hide_index=True, column_config={
     "token": st.column_config.TextColumn(t("worked_example.token"), max_chars=20), **numbers})}
 state.synced("worked_example.causal", False, state.parse_bool)
+page.show_noted()
 causal = right.checkbox(t("worked_example.causal"), key="worked_example.causal")
 right.caption(t("worked_example.limit", limit=steps.LIMIT))
 st.markdown(t("worked_example.weights"))

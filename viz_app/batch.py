@@ -26,7 +26,9 @@ def attention_blocks(cfg) -> list[str]:
 
 def batch_lines(text: str) -> tuple[tuple[str, ...], str | None]:
     """The sentences of a batch, one per line, and the i18n key of what is wrong with them (or None)."""
-    lines = tuple(line.strip() for line in text.strip().splitlines())
+    # Only a newline ends a line: splitlines() would also break at control characters (\x0b, \x1c…), which
+    # are removed from each sentence instead, with a notice.
+    lines = tuple(line.strip() for line in text.strip().split("\n")) if text.strip() else ()
     if not lines or any(not line for line in lines):
         return lines, "masks.bad.empty_line" if lines else "masks.bad.count"
     if not BATCH_SIZES[0] <= len(lines) <= BATCH_SIZES[1]:

@@ -27,8 +27,12 @@ def param(name: str, column):
     """A URL-synced number widget; a value outside its bounds (from a link) falls back to the default."""
     default, parse, low, high, step = PARAMS[name]
     key = f"decoding.{name}"
-    value = state.synced(key, default, parse)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
+
+    def usable(value) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+
+    value = state.synced(key, default, parse, usable)  # a link's value is quoted as written
+    if not usable(value):  # set in the session by a script
         state.bad_link(key, value, default)
         value = default
     st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
@@ -45,7 +49,9 @@ def controls() -> tuple[str, dict]:
         st.session_state["decoding.method"] = method = "greedy"
     st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
              format_func=lambda m: t(f"decoding.method.{m}"))
-    state.synced("decoding.step", 0, state.parse_int)  # read here, so a bad link is reported with the rest
+    # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
+    # depends on the text and the method, known only after decoding).
+    state.synced("decoding.step", 0, state.parse_int, lambda step: step >= 0)
     columns = st.columns(4)
     return method, {name: param(name, column) for name, column in zip(METHOD_PARAMS[method], columns)}
 

@@ -12,6 +12,8 @@ import numpy as np
 
 STATS = ("entropy", "distance", "special", "previous")
 CROSS_STATS = ("entropy", "distance", "special")  # a previous token means nothing across two sentences
+FRAME_STATS = ("cls", "sep")  # where a BERT head parks: on [CLS] or on [SEP]
+PEAK_STATS = ("previous", "cls", "sep", "special")  # the ones whose high values name a kind of head
 
 
 def _row_mean(values: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -57,11 +59,24 @@ def previous_token(p) -> np.ndarray:
     return _row_mean(p[..., rows, rows - 1], p[..., 1:n + 1, :])
 
 
-def table(patterns, special, cross: bool = False) -> dict[str, np.ndarray]:
-    """Every statistic of every head: patterns [layers, heads, q, k] → {name: [layers, heads]}."""
-    return {
+def table(patterns, special, cross: bool = False, frame=None) -> dict[str, np.ndarray]:
+    """Every statistic of every head: patterns [layers, heads, q, k] → {name: [layers, heads]}.
+
+    `frame` = (is_cls, is_sep), bool [k] each, for input framed as [CLS] … [SEP]: the weight on each.
+    """
+    stats = {
         "entropy": entropy(patterns),
         "distance": mean_distance(patterns, relative=cross),
         "special": special_weight(patterns, special),
         **({} if cross else {"previous": previous_token(patterns)}),
     }
+    if frame is not None:
+        stats["cls"], stats["sep"] = (special_weight(patterns, keys) for keys in frame)
+    return stats
+
+
+def top(values, k: int = 3) -> list[tuple[int, int, float]]:
+    """The k heads with the highest value of a statistic [layers, heads]: (layer, head, value), highest first."""
+    values = np.asarray(values, dtype=np.float64)
+    order = np.argsort(-np.nan_to_num(values, nan=-np.inf), axis=None, kind="stable")[:k]
+    return [(int(i // values.shape[1]), int(i % values.shape[1]), float(values.flat[i])) for i in order]

@@ -2,9 +2,13 @@
 
 Pages ask for a `Run` (one traced forward pass with its token labels); moving a layer, head
 or step control re-draws from the cached run and never re-runs the model.
+Every cache is bounded: st.cache_resource by its entries, st.cache_data by its entries and its
+pickled bytes (one lm-en trace of 512 tokens alone is ~61 MiB), so no visitor can grow the server
+without limit (tests/app/test_cache_bounds.py).
 """
 from __future__ import annotations
 
+import tempfile
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +17,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core_model import checkpoint, decoding
+from core_model import bert, checkpoint, decoding
 from core_model.positional import alibi_bias, rope_angles, rope_rotate
 from core_model.trace import Trace, run_with_trace
 
@@ -22,18 +26,30 @@ from .figures.embeddings import nearest
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
+# A user's own model is named "own-" + the hash of its files and kept in OWN_DIR under that name
+# (viz_app/own_model.py), so its cached model and traces serve only sessions that brought the same files.
+OWN_PREFIX = "own-"
+OWN_DIR = Path(tempfile.gettempdir()) / "attention-viz-own-models"
 
 
 def available_models() -> list[str]:
-    """Shipped checkpoint folders, the default first."""
+    """Shipped checkpoint folders, the default first, then all-MiniLM-L6-v2 if its package is installed."""
     names = sorted(p.name for p in MODELS_DIR.iterdir() if (p / checkpoint.CONFIG).is_file()) if MODELS_DIR.is_dir() else []
-    return sorted(names, key=lambda n: n != DEFAULT_MODEL)
+    imported = [bert.MINILM] if bert.minilm_path() is not None else []
+    return sorted(names, key=lambda n: n != DEFAULT_MODEL) + imported
+
+
+def model_folder(name: str) -> Path:
+    """Where the model `name` is: a shipped folder, the installed MiniLM, or a user's own under OWN_DIR."""
+    if name == bert.MINILM:
+        return bert.minilm_path() or MODELS_DIR / name
+    return (OWN_DIR if name.startswith(OWN_PREFIX) else MODELS_DIR) / name
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def load_model(name: str) -> checkpoint.Loaded:
     """Load once per server; shared read-only by every session."""
-    return checkpoint.load(MODELS_DIR / name)
+    return checkpoint.load(model_folder(name))
 
 
 @dataclass(frozen=True)
@@ -55,6 +71,17 @@ def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
     return kept, notices
 
 
+INVISIBLE = {0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def visible(word: str, limit: int = 40) -> str:
+    """A word as a message can show it: cut to `limit` characters, zero-width and direction characters
+    as U+XXXX, a leading combining mark on a dotted circle (alone, it would sit on the text before it)."""
+    cut = word[:limit] + "…" if len(word) > limit else word
+    shown = "".join(f"U+{ord(c):04X}" if ord(c) in INVISIBLE else c for c in cut)
+    return "\u25cc" + shown if shown and unicodedata.combining(shown[0]) else shown
+
+
 def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
     """Words the tokenizer has no piece for: it fell back to bytes, <unk>, or one letter at a time."""
     pieces_of: dict[int, list[tuple[int, str]]] = {}
@@ -67,15 +94,21 @@ def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
 
 
 def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
-    """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words."""
+    """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words.
+
+    A tokenizer that `frames_input` (BERT's) gets [CLS] … [SEP] around the text, within max_tokens.
+    """
     text, notices = clean(text)
+    frame = 2 if tokenizer.frames_input else 0
     ids = tokenizer.encode(text)
-    if len(ids) > max_tokens:
-        notices.append(("input.truncated", {"n": len(ids), "keep": max_tokens}))
-        ids = ids[:max_tokens]
+    if len(ids) + frame > max_tokens:
+        notices.append(("input.truncated", {"n": len(ids) + frame, "keep": max_tokens}))
+        ids = ids[:max_tokens - frame]
     unknown = unfamiliar_words(tokenizer, ids, text.split())
     if unknown:
-        notices.append(("input.unknown", {"words": ", ".join(unknown[:20])}))
+        notices.append(("input.unknown", {"words": ", ".join(visible(w) for w in unknown[:20])}))
+    if frame and ids:
+        ids = [tokenizer.bos_id, *ids, tokenizer.eos_id]
     return Prepared(tuple(ids), tuple(notices))
 
 
@@ -102,7 +135,9 @@ class Run:
     notices: tuple[tuple[str, dict], ...]
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+# A short sentence's run pickles to ~1 MB, a 512-token lm-en one to ~61 MB: 32 entries keep the cache
+# of short ones near 30 MB (bench/load.py --memory), the bytes bound keeps two of the longest.
+@st.cache_data(max_entries=32, max_size="128MB", show_spinner=False)
 def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output."""
     loaded = load_model(name)
@@ -117,6 +152,8 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
             generated = decode(name, src_text).ids
         except ValueError:  # an empty source, or a prompt that leaves no room to continue
             generated = ()
+            if not cfg.has_encoder:
+                notices.append(("input.no_room", {"max_len": cfg.max_len}))
         output = loaded.tokenizers["tgt"].decode(list(generated))
     if cfg.architecture == "decoder":
         tgt_ids, src_ids = (cfg.bos_id, *prepared.ids), ()
@@ -146,7 +183,7 @@ def decoding_applies(architecture: str) -> bool:
     return architecture in ("encoder-decoder", "decoder")
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
 def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alpha: float = 0.6,
            temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0) -> decoding.Decoded:
     """Decode the text with `method` (greedy, beam or sample); the same arguments give the same record.
@@ -175,7 +212,7 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
 
 # ----- masks page: several sentences padded into one batch (helpers in batch.py) ------------
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, max_size="128MB", show_spinner=False)
 def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -> Batch:
     """Pad the sentences to the longest and trace them in one batched forward pass."""
     loaded = load_model(name)
@@ -213,7 +250,7 @@ class Neighbours:
     vectors: np.ndarray  # [n, k, d_model]
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, max_size="32MB", show_spinner=False)
 def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neighbours:
     """The k entries of the `side` embedding matrix nearest each of `ids` (special tokens left out)."""
     loaded = load_model(name)
@@ -225,7 +262,7 @@ def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neig
 
 # ----- positional page ----------------------------------------------------------------------
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@st.cache_data(max_entries=16, max_size="32MB", show_spinner=False)
 def model_positions(name: str, n: int) -> dict:
     """The model's own position information over its first n positions (at most max_len), by kind.
 
@@ -265,7 +302,7 @@ class Lens:
     final_ids: np.ndarray  # [t] argmax of the model's logits
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
 def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Lens:
     """Each decoder layer's output through the final norm (pre-norm stacks) and the output layer."""
     loaded = load_model(name)

@@ -1,6 +1,8 @@
 """What every page does first: get the traced run for the sidebar's text, or say why not."""
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from . import loaders, sidebar, state
@@ -12,22 +14,37 @@ def start(need_model: bool = True):
 
     If no model loads, the page stops, unless it needs none (need_model=False): then None.
     """
+    state.forget_noted()
     config = sidebar.render()
     if config is None and need_model:
         st.stop()
     return config
 
 
+def literal(text: str) -> str:
+    """Typed or linked text for a Markdown message, as a code span: shown as typed, so `![x](http://…)`
+    fetches nothing and a URL, `$x$` or `:red[x]` is not made a link, math or colour."""
+    text = " ".join(str(text).splitlines()) or '""'
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)  # longer than any run of ` inside
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def show_notices(notices) -> None:
     for key, fields in notices:
-        st.warning(t(key, **fields))
+        st.warning(t(key, **{k: literal(v) if isinstance(v, str) else v for k, v in fields.items()}))
+
+
+def show_noted() -> None:
+    """Say what this run has noted so far: link values it could not use, characters it removed."""
+    for key, value, used in state.take_bad_link():
+        st.warning(t("query.bad", setting=literal(f"{key} = {value}"), used=used))
+    show_notices(state.take_notices())
 
 
 def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
     """The cached run of the sidebar's model and text; stops the page with a message if there is none."""
-    for key, value, used in state.take_bad_link():
-        st.warning(t("query.bad", key=key, value=value, used=used))
-    show_notices(state.take_notices())
+    show_noted()
     src = st.session_state.get("src", "")
     if not src.strip():
         st.info(t("input.empty"))
@@ -36,7 +53,7 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
         with st.spinner(t("spinner.run")):
             result = loaders.run(st.session_state["model"], src, st.session_state.get("tgt", ""), scale, pad_mask)
     except ValueError:  # nothing left to read once unusable characters are removed
-        st.info(t("input.empty"))
+        st.info(t("input.unreadable"))
         st.stop()
     show_notices(result.notices)
     return result

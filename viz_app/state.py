@@ -24,8 +24,12 @@ def parse_bool(raw: str) -> bool:
     raise ValueError(raw)
 
 
-def synced(key: str, default, parse=str):
-    """The session's value for `key`, taken from the URL the first time, else `default`."""
+def synced(key: str, default, parse=str, ok=None):
+    """The session's value for `key`, taken from the URL the first time, else `default`.
+
+    A link's value that does not parse, or that `ok(value)` refuses, is noted (bad_link) and the
+    default used; values set later by the page itself are the page's to check.
+    """
     ss = st.session_state
     from_url = ss.setdefault(_FROM_URL, set())
     if key not in ss:
@@ -35,7 +39,10 @@ def synced(key: str, default, parse=str):
             from_url.add(key)
             try:
                 value = parse(raw)
+                if ok is not None and not ok(value):
+                    raise ValueError(raw)
             except (ValueError, TypeError):
+                value = default
                 bad_link(key, raw, default)
         ss[key] = value
     publish(key)
@@ -67,6 +74,12 @@ def take_bad_link() -> list[tuple[str, str, str]]:
     return st.session_state.pop("_bad_link", [])
 
 
+def forget_noted() -> None:
+    """Drop what an earlier run noted but did not show (it stopped first): it belongs to that run."""
+    st.session_state.pop("_bad_link", None)
+    st.session_state.pop("_notices", None)
+
+
 def clamp(key: str, n: int) -> int:
     """Keep an index-valued key (layer, head, step) within 0..n-1, noting a bad link."""
     value = st.session_state.get(key, 0)
@@ -81,13 +94,22 @@ def clamp(key: str, n: int) -> int:
 MAX_URL_TEXT = 1000  # longer values stay out of the link: browsers and servers cap URL length
 
 
+def url_text(value) -> str:
+    text = ("1" if value else "0") if isinstance(value, bool) else str(value)
+    return text.encode("utf-8", "ignore").decode("utf-8")  # a lone surrogate has no URL form
+
+
+def linkable(key: str) -> bool:
+    """Whether the session's value of `key` fits in a link (else a copied link opens without it)."""
+    return len(url_text(st.session_state.get(key, ""))) <= MAX_URL_TEXT
+
+
 def publish(key: str) -> None:
     """Mirror the session's value of `key` into the URL (text that cannot go in a link is left out)."""
     value = st.session_state.get(key)
     if value is None:
         return
-    text = ("1" if value else "0") if isinstance(value, bool) else str(value)
-    text = text.encode("utf-8", "ignore").decode("utf-8")  # a lone surrogate has no URL form
+    text = url_text(value)
     if len(text) > MAX_URL_TEXT:
         if key in st.query_params:
             del st.query_params[key]

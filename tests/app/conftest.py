@@ -65,3 +65,18 @@ def named_chart(at: AppTest, name: str) -> dict:
     found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
     assert found, f"no chart named {name}"
     return json.loads(found[0].proto.spec)
+
+
+def rendered(markdown: str) -> str:
+    """The HTML a message's Markdown becomes in the browser (which shows raw HTML in it as text)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False}).renderInline(markdown)
+
+
+def shown(markdown: str) -> str:
+    """The text a reader sees in a message: its Markdown rendered, tags dropped."""
+    import html
+    import re
+
+    return html.unescape(re.sub(r"<[^>]+>", "", rendered(markdown)))

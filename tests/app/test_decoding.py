@@ -16,7 +16,7 @@ from viz_app.figures import decoding as figs
 from viz_app.i18n import decoding as strings
 
 MODEL = "translate-en-fr"
-SRC = "the little girl does not see the red car"
+SRC = "the small girl does not see the red car"
 TOP, CROSS, CROSS_MEAN, SELF, ALL, TREE = range(6)  # chart order on an encoder-decoder page
 
 

@@ -17,7 +17,7 @@ from viz_app.figures.heatmap import safe_labels
 from viz_app.sidebar import EXAMPLES
 
 MODEL = "translate-en-fr"
-SENTENCE = "the little girl does not see the red car"
+SENTENCE = "the small girl does not see the red car"
 GRID, HEAD, LINES, STATS = range(4)  # the page's charts, in order
 
 

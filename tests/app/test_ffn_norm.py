@@ -9,7 +9,7 @@ from tests.app.test_masks import tiny_models
 from viz_app import loaders
 
 MODEL = "translate-en-fr"
-SRC = "the little girl does not see the red car"
+SRC = "the small girl does not see the red car"
 STREAM, HIDDEN, INACTIVE, HIST, LENS = range(5)
 
 

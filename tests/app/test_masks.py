@@ -7,11 +7,11 @@ from core_model import checkpoint, masks
 from core_model.config import ModelConfig
 from core_model.model import Transformer
 from core_model.trace import run_with_trace
-from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page
+from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page, shown
 from viz_app import loaders
 
 MODEL = "translate-en-fr"
-BATCH = ("the little girl does not see the red car", "i see him", "the dog sees you all")
+BATCH = ("the small girl does not see the red car", "i see him", "the dog sees you all")
 TEXT = "\n".join(BATCH)
 # Chart order on the page for an encoder block: padding mask, scores before, after masking, after softmax, leak.
 MASK, BEFORE, AFTER, PATTERN, LEAK = range(5)
@@ -198,3 +198,43 @@ def test_cross_attention_uses_the_source_padding_for_every_decoder_query():
     weights = chart_z(at, PATTERN)
     assert np.allclose(weights, trace.attn("decoder", 2, "cross_attn").pattern[row, 3], atol=1e-6)
     assert (weights[:, src[row] == cfg.pad_id] == 0).all()
+
+
+def test_a_link_reopens_its_batch():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.app.conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["masks.batch"] = "i see him\nthe dog sees you all"
+    at.switch_page("app_pages/masks.py")
+    at.run()
+    assert_clean(at)
+    assert at.text_area(key="masks.batch").value == "i see him\nthe dog sees you all"
+    assert list(at.dataframe[-1].value.iloc[:, 0]) == ["i see him", "the dog sees you all"]  # the invariance table
+
+
+def test_odd_lines_are_cleaned_cut_or_shown_as_typed():
+    loaded = loaders.load_model(MODEL)
+    long_line = "the cat sees the dog " * 5000  # 100,000 characters
+    n, keep = len(loaded.tokenizers["src"].encode(long_line.strip())), loaded.config.max_len - 1  # lines are stripped
+    cases = {  # batch → what the page says
+        f"i see him\n{long_line}": f"The text has {n} tokens; only the first {keep} fit the model and are shown.",
+        "i see\x00 him\nthe dog\x07 sees you": "Control characters were removed from the text.",
+        "i see \ud800him\nthe dog": "The text holds a broken character (a lone surrogate)",
+        "<script>alert(1)</script>\ni see him": "expect odd results: <script>alert(1)</script>",
+    }
+    for batch, message in cases.items():
+        at = open_page("masks", **{"masks.batch": batch})
+        assert_clean(at)
+        assert any(message in shown(w.value) for w in at.warning), (batch[:40], warnings(at))
+        assert len(at.dataframe[-1].value) == 2 and at.get("plotly_chart")  # both sentences drawn
+        unlinked = "this text is left out of the page's link" in " ".join(c.value for c in at.caption)
+        assert unlinked == (len(batch) > 1000)
+
+
+def test_a_control_character_is_removed_not_taken_for_a_line_break():
+    at = open_page("masks", **{"masks.batch": "i see\x0bhim\nthe dog"})
+    assert_clean(at)
+    assert list(at.dataframe[-1].value.iloc[:, 0]) == ["i see\x0bhim", "the dog"]  # two sentences, not three
+    assert "Control characters were removed from the text." in warnings(at)

@@ -21,3 +21,12 @@ def test_overview_output_follows_the_sentence():
     at.sidebar.text_input(key="src").set_value("i see him").run()
     assert_clean(at)
     assert loaders.run("translate-en-fr", "i see him").output in [t.value for t in at.text]
+
+
+def test_each_models_example_sentence_uses_only_words_it_knows():
+    from viz_app import loaders
+    from viz_app.sidebar import EXAMPLES
+
+    for name in loaders.available_models():
+        notices = [key for key, _ in loaders.run(name, EXAMPLES[name]).notices]
+        assert notices == [], (name, notices)  # no unknown word, nothing cut, on the page a visitor sees first

@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 
+from core_model import bert
 from viz_app import attention_steps, loaders
 from tests.app.conftest import assert_clean, decode, named_chart, open_page
 
@@ -89,6 +90,7 @@ def test_bad_cells_are_explained_and_replaced():
 
 def test_works_without_any_model(monkeypatch, tmp_path):
     monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)  # an empty models folder
+    monkeypatch.setattr(bert, "minilm_path", lambda: None)  # and no MiniLM package
     at = open_page("worked_example")
     assert_clean(at)
     assert at.sidebar.error  # the sidebar says no model was found
@@ -101,3 +103,28 @@ def test_chinese_page_uses_chinese_words():
     assert_clean(at)
     assert at.title[0].value == "手算示例"
     assert spec(at, "pattern")["data"][0]["y"] == ["0·我", "1·爱", "2·猫"]
+
+
+def test_nan_infinity_and_huge_numbers_are_explained_and_replaced():
+    at = open_page("worked_example")
+    edit(at, "X", {0: {"0": float("nan"), "1": float("inf")}, 1: {"2": float("-inf"), "3": 1e308}})
+    at.run()
+    assert_clean(at)
+    warnings = [w.value for w in at.warning]
+    assert "X has 1 empty or non-numeric cell(s); they are counted as 0." in warnings
+    assert "X has 3 number(s) beyond ±100; they were clipped to ±100." in warnings
+    x = DEFAULTS["X"].copy()
+    x[0, 0], x[0, 1], x[1, 2], x[1, 3] = 0.0, 100.0, -100.0, 100.0
+    q, weights, out = expected(x, DEFAULTS["W_Q"], DEFAULTS["W_K"], DEFAULTS["W_V"])
+    np.testing.assert_allclose(z(at, "q"), q, rtol=1e-6)
+    np.testing.assert_allclose(z(at, "pattern"), weights, rtol=1e-5, atol=1e-12)
+    assert np.isfinite(z(at, "z")).all()
+
+
+def test_token_labels_typed_as_markup_emptied_or_long_are_shown_as_text():
+    at = open_page("worked_example")
+    edit(at, "X", {0: {"token": "<b>x</b>"}, 1: {"token": None}, 2: {"token": "a" * 30}})
+    at.run()
+    assert_clean(at)
+    # Plotly reads a little HTML in labels; escaped, "<b>" is shown as typed instead of making the label bold.
+    assert spec(at, "pattern")["data"][0]["y"] == ["0·&lt;b&gt;x&lt;/b&gt;", "1·", "2·" + "a" * 20]

@@ -12,12 +12,22 @@ STRINGS = {
     "sidebar.layer": {"en": "Layer", "zh": "层"},
     "sidebar.head": {"en": "Head", "zh": "头"},
     "sidebar.lang": {"en": "Language", "zh": "界面语言"},
+    "sidebar.hide_special": {"en": "Hide [CLS] and [SEP]", "zh": "隐藏 [CLS] 和 [SEP]"},
+    "sidebar.hide_special.help": {
+        "en": "Leave the two frame tokens out of the attention views. Many BERT heads put most of their weight "
+              "on them, which washes out everything else; hidden, the rest shows. The weights are the model's own, "
+              "not rescaled, so a row no longer adds up to 1.",
+        "zh": "在注意力视图中去掉这两个边界词元。BERT 的许多头把大部分权重放在它们上面，其余部分因此难以看清；"
+              "隐藏后其余部分便显现出来。权重仍是模型的原值，未重新归一化，因此每行之和不再是 1。"},
     "sidebar.arch": {"en": "{arch}: {d_model}-wide, {heads} heads, {enc} encoder / {dec} decoder layers",
                      "zh": "{arch}：宽度 {d_model}，{heads} 个头，编码器 {enc} 层 / 解码器 {dec} 层"},
     "arch.encoder-decoder": {"en": "encoder-decoder", "zh": "编码器-解码器"},
     "arch.encoder": {"en": "encoder only", "zh": "仅编码器"},
     "arch.decoder": {"en": "decoder only", "zh": "仅解码器"},
     "input.empty": {"en": "Type a sentence in the sidebar to start.", "zh": "请在侧栏输入一个句子。"},
+    "input.unreadable": {"en": "Nothing the model can read is left once control and broken characters are removed: "
+                               "type a sentence in the sidebar.",
+                         "zh": "删除控制字符和残缺字符后，没有剩下模型能读取的内容：请在侧栏输入一个句子。"},
     "input.surrogate": {"en": "The text holds a broken character (a lone surrogate) that cannot be encoded; it was removed.",
                         "zh": "文本中含有无法编码的残缺字符（孤立代理项），已将其删除。"},
     "input.control": {"en": "Control characters were removed from the text.", "zh": "已删除文本中的控制字符。"},
@@ -26,10 +36,16 @@ STRINGS = {
     "input.unknown": {"en": "The model has no token for these words, so they were split into single letters or "
                             "bytes it has hardly seen; expect odd results: {words}",
                       "zh": "模型的词表里没有这些词，它们被拆成了模型几乎没见过的单个字母或字节，结果可能很奇怪：{words}"},
+    "input.no_room": {"en": "With <s> in front, the text fills the model's {max_len} positions: there is no room to "
+                            "continue it, so no output is shown.",
+                      "zh": "加上开头的 <s> 后，文本已占满模型的 {max_len} 个位置，没有空间续写，因此不显示输出。"},
+    "input.unlinked": {"en": "Over {n} characters: this text is left out of the page's link, so a copied link "
+                             "opens without it.",
+                       "zh": "超过 {n} 个字符：此文本不会写入页面链接，复制的链接打开时不含它。"},
     "load.failed": {"en": "The model {name} could not be loaded: {reason}", "zh": "无法加载模型 {name}：{reason}"},
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
-    "query.bad": {"en": "The link asked for {key} = {value}, which this model does not have; showing {used} instead.",
-                  "zh": "链接中的 {key} = {value} 在此模型中不存在，改为显示 {used}。"},
+    "query.bad": {"en": "The link asked for {setting}, which cannot be shown here; showing {used} instead.",
+                  "zh": "链接要求 {setting}，这里无法显示，改为显示 {used}。"},
     "export.csv": {"en": "Numbers as CSV", "zh": "下载数值（CSV）"},
     "export.html": {"en": "This page as HTML", "zh": "下载本页（HTML）"},
     "spinner.model": {"en": "Loading the model…", "zh": "正在加载模型…"},

@@ -83,6 +83,14 @@ STRINGS = {
         "zh": "偏离对角线的距离（占句长的比例）"},
     "explorer.stat.special": {"en": "weight on special tokens", "zh": "特殊词元上的权重"},
     "explorer.stat.previous": {"en": "previous-token score", "zh": "前一词元得分"},
+    "explorer.stat.cls": {"en": "weight on [CLS]", "zh": "[CLS] 上的权重"},
+    "explorer.stat.sep": {"en": "weight on [SEP]", "zh": "[SEP] 上的权重"},
+    "explorer.top_heads": {"en": "Heads that stand out — {items}.", "zh": "突出的注意力头 — {items}。"},
+    "explorer.top_head": {"en": "layer {layer} head {head} ({value:.2f})", "zh": "第 {layer} 层第 {head} 头（{value:.2f}）"},
+    "explorer.hidden": {
+        "en": "[CLS] and [SEP] are hidden (sidebar): the rows show the weight left for the other tokens and no longer "
+              "add up to 1. The statistics below still count every token.",
+        "zh": "[CLS] 和 [SEP] 已隐藏（侧栏）：每行只显示留给其他词元的权重，和不再是 1。下方的统计仍计入全部词元。"},
     "explorer.special": {"en": "Special tokens among the keys: {tokens}.", "zh": "键词元中的特殊词元：{tokens}。"},
     "explorer.special.none": {
         "en": "This input has no special tokens (<s>, </s>, <pad>) among the keys, so their weight is 0.",

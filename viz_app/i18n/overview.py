@@ -14,6 +14,13 @@ STRINGS = {
     "overview.output.encoder": {"en": "Output", "zh": "输出"},
     "overview.encoder_only": {"en": "An encoder produces one vector per token, not text.",
                               "zh": "编码器为每个词元输出一个向量，而不生成文本。"},
+    "overview.embedding": {
+        "en": "Its sentence embedding, as sentence-transformers makes it: the last layer's {d} numbers averaged "
+              "over the tokens, then scaled to length 1. Sentences with similar meaning get nearby vectors.",
+        "zh": "它的句向量（sentence-transformers 的做法）：最后一层的 {d} 维向量在所有词元上取平均，再缩放到长度 1。"
+              "意思相近的句子得到相近的向量。"},
+    "overview.embedding.title": {"en": "Sentence embedding", "zh": "句向量"},
+    "overview.embedding.dim": {"en": "dimension", "zh": "维度"},
     "overview.diagram": {"en": "The model, with your sentence's shapes", "zh": "模型结构与当前句子的形状"},
     "overview.params": {"en": "Parameters", "zh": "参数量"},
     "overview.part": {"en": "Part", "zh": "部分"},

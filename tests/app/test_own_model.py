@@ -1,0 +1,183 @@
+"""Your own model, through the sidebar: a good zip or folder is added and selected; a bad one is
+refused with its reason while the model the user had stays selected and its page still draws."""
+import shutil
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core_model import checkpoint
+from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page, shown
+from tests.bad_checkpoints import REVERSE, bad_zips, files_of, zip_of
+from viz_app import loaders, own_model
+from viz_app.i18n import text
+
+SENTENCE = "one two three four five"  # words the reverse model knows
+
+
+@pytest.fixture(autouse=True)
+def own_dir(monkeypatch, tmp_path):
+    monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")
+    return tmp_path / "own"
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.sidebar.file_uploader[0].set_value((name, data, "application/zip"))
+    return at.run()
+
+
+def errors(at: AppTest) -> list[str]:
+    return [shown(e.value) for e in at.error]  # as the reader sees it, without the code-span marks
+
+
+def test_a_good_zip_is_added_selected_and_drawn_on_every_page():
+    at = open_page("overview", src=SENTENCE)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    assert_clean(at)
+    name = at.session_state["model"]
+    assert name.startswith("own-")
+    assert at.sidebar.selectbox(key="model").options == loaders.available_models() + ["my-reverse (yours)"]
+    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="my-reverse.zip")]
+    assert at.session_state["src"] == SENTENCE  # the sentence stays
+    # The same weights as the shipped reverse model, so the same output: the page runs the upload.
+    assert loaders.run("reverse", SENTENCE).output in [t.value for t in at.text]
+    for page in ("tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
+                 "worked_example"):
+        at.switch_page(f"app_pages/{page}.py").run()
+        assert_clean(at)
+        assert at.session_state["model"] == name, page
+        assert at.get("plotly_chart"), page
+
+
+def test_the_uploaded_bytes_are_not_kept(monkeypatch):
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+    stores = []
+    original = MemoryUploadedFileManager.add_file
+    monkeypatch.setattr(MemoryUploadedFileManager, "add_file",
+                        lambda self, *a, **k: (stores.append(self), original(self, *a, **k))[1])
+    at = open_page("overview", src=SENTENCE)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    assert at.session_state["model"].startswith("own-")
+    assert stores and all(store._total_bytes == 0 and store._file_count == 0 for store in stores)
+    assert at.sidebar.file_uploader[0].value is None  # the next zip goes into an empty uploader
+
+
+def test_the_upload_feeds_the_charts():
+    at = open_page("self_attention", src=SENTENCE, layer=1, head=1)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    assert at.session_state["model"].startswith("own-")
+    # the upload holds the shipped reverse model's weights, so its attention is the same
+    shipped = loaders.run("reverse", SENTENCE).trace.attn("encoder", 1, "self_attn")
+    np.testing.assert_array_equal(decode(named_chart(at, "self_attention.pattern")["data"][0]["z"]),
+                                  shipped.pattern[0, 1])
+
+
+@pytest.fixture(scope="module")
+def bad(tmp_path_factory):
+    marker = tmp_path_factory.mktemp("marker") / "pwned"
+    return bad_zips(marker), marker
+
+
+@pytest.mark.parametrize("case", ["pickle checkpoint", "pickle named model.safetensors", "truncated weights",
+                                  "weights of another config", "zip slip", "absolute path", "zip bomb", "not a zip",
+                                  "oversized zip"])
+def test_a_bad_zip_is_refused_and_the_model_stays(bad, case, own_dir):
+    zips, marker = bad
+    data, reason = zips[case]
+    at = open_page("self_attention", model="reverse", src=SENTENCE)
+    before = named_chart(at, "self_attention.pattern")
+    upload(at, "bad.zip", data)
+    assert_clean(at)
+    assert errors(at) == [text("own.failed", "en", source="bad.zip", reason=reason)]
+    assert at.session_state["model"] == "reverse"
+    assert at.sidebar.selectbox(key="model").options == loaders.available_models()
+    assert named_chart(at, "self_attention.pattern") == before  # the page goes on with the model it had
+    assert not marker.exists()
+    assert not [p for p in own_dir.iterdir() if p.name.startswith("own-")]
+    assert not (own_dir.parent / "evil").exists() and not (own_dir / ".." / "evil").exists()
+
+
+def test_the_message_goes_once_the_user_moves_on(bad):
+    at = open_page("self_attention", model="reverse", src=SENTENCE)
+    upload(at, "bad.zip", bad[0]["not a zip"][0])
+    assert errors(at)
+    at.sidebar.selectbox(key="head").set_value(1).run()
+    assert errors(at) == [] and at.session_state["model"] == "reverse"
+
+
+def test_a_folder_on_the_server_is_added(tmp_path):
+    at = open_page("overview", src=SENTENCE)
+    at.sidebar.text_input(key=own_model.FOLDER).set_value(str(REVERSE)).run()
+    assert_clean(at)
+    assert at.sidebar.selectbox(key="model").options[-1] == "reverse (yours)"
+    assert at.session_state["model"].startswith("own-")
+    assert loaders.run("reverse", SENTENCE).output in [t.value for t in at.text]
+
+
+@pytest.mark.parametrize("damage, reason", [
+    (lambda p: open(p / "model.safetensors", "wb").truncate(600 * 2**20),  # sparse: no room on disk
+     "model.safetensors is 600 MB, over the limit of 512 MB."),
+    (lambda p: (p / "config.json").unlink(), "the checkpoint folder {src} has no config.json."),
+    (lambda p: shutil.rmtree(p), "{src} is not a checkpoint folder."),
+])
+def test_a_bad_folder_is_refused_and_the_model_stays(tmp_path, damage, reason):
+    src = tmp_path / "mine"
+    shutil.copytree(REVERSE, src)
+    damage(src)
+    at = open_page("self_attention", model="lm-en", src="the old man")
+    at.sidebar.text_input(key=own_model.FOLDER).set_value(str(src)).run()
+    assert_clean(at)
+    assert errors(at) == [text("own.failed", "en", source=str(src), reason=reason.format(src=src))]
+    assert at.session_state["model"] == "lm-en" and at.get("plotly_chart")
+
+
+def test_the_refusal_is_said_in_chinese_too(bad):
+    at = open_page("overview", lang="zh", src=SENTENCE)
+    upload(at, "坏.zip", bad[0]["zip slip"][0])
+    assert errors(at) == [text("own.failed", "zh", source="坏.zip", reason=bad[0]["zip slip"][1])]
+    assert at.sidebar.expander[0].label == "你自己的模型"
+
+
+def test_an_own_model_is_only_in_its_own_session():
+    at = open_page("overview", src=SENTENCE)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    name = at.session_state["model"]
+    other = AppTest.from_file(APP, default_timeout=60)
+    other.query_params["model"] = name  # a link copied from the first session
+    other.run()
+    assert_clean(other)
+    assert other.session_state["model"] == loaders.DEFAULT_MODEL
+    assert other.sidebar.selectbox(key="model").options == loaders.available_models()
+    assert any(name in w.value for w in other.warning)  # the link's model is said to be unknown
+
+
+def test_choosing_another_model_after_an_upload_sticks_across_pages():
+    at = open_page("overview", src=SENTENCE)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    at.sidebar.selectbox(key="model").set_value("lm-en").run()
+    at.switch_page("app_pages/tokens.py").run()
+    assert_clean(at)
+    assert at.session_state["model"] == "lm-en"  # the earlier upload was not taken again
+
+
+def test_only_the_latest_own_models_stay_on_disk(own_dir):
+    for i in range(own_model.MAX_FOLDERS + 2):  # each a different card, so a different content hash
+        data = zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})
+        own_model.bring_in(lambda folder, data=data: checkpoint.extract_zip(data, folder), "z")
+    kept = sorted(p for p in own_dir.iterdir())
+    assert len(kept) == own_model.MAX_FOLDERS
+    cards = {(p / "card.md").read_text() for p in kept}
+    assert cards == {f"# copy {i}\n" for i in range(2, own_model.MAX_FOLDERS + 2)}  # the two oldest went
+
+
+def test_a_file_name_made_of_markdown_is_shown_as_typed():
+    from tests.app.conftest import rendered
+
+    at = open_page("overview", src=SENTENCE)
+    name = "![x](http://example.com/p.png) [click](http://example.com).zip"
+    upload(at, name, b"not a zip")
+    assert_clean(at)
+    html = rendered(at.error[0].value)
+    assert "<img" not in html and "<a " not in html  # nothing to fetch, nothing to click
+    assert name in errors(at)[0]

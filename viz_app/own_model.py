@@ -1,0 +1,164 @@
+"""Your own model: a zipped checkpoint folder uploaded, or a checkpoint folder on the server's disk.
+
+core_model.checkpoint unpacks the zip (or copies the folder) with every check; the files then go
+into loaders.OWN_DIR under a name made of their content hash, and load like a shipped model.
+Each session lists its own models in its session state, so another session is offered one only
+if it brings the very same files (and then shares the cached model, which is the same).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from core_model import checkpoint
+
+from . import loaders
+from .i18n import t
+
+OWN = "own_models"  # session state: {model name: its title in the model list}
+MESSAGE = "own_message"  # session state: (kind, i18n key, fields) of the last attempt, shown once
+FOLDER = "own_folder"  # the folder-path text input
+UPLOADS = "own_uploads"  # zips handled so far; a new uploader key after each empties the widget
+MAX_UPLOAD_MB = checkpoint.MAX_ZIP_BYTES // 2**20
+MAX_FOLDERS = 8  # own models kept on disk, as many as loaders.load_model keeps in memory
+STALE_SECONDS = 3600  # an unpacking folder this old was left by a server that stopped midway
+
+
+def models() -> list[str]:
+    """This session's own models, in the order they were brought."""
+    return list(st.session_state.get(OWN, {}))
+
+
+def labels():
+    """How the model list shows a name: a shipped model by its folder, an own one by its title.
+
+    The labels are fixed when called, so the function also works outside a script run (as AppTest calls it).
+    """
+    own = {name: t("own.label", name=title) for name, title in st.session_state.get(OWN, {}).items()}
+    return lambda name: own.get(name, name)
+
+
+def content_name(folder: Path) -> str:
+    """'own-' and the hash of the folder's files, names and bytes: the same files get the same name."""
+    digest = hashlib.sha256()
+    for f in sorted(folder.iterdir()):
+        digest.update(f"{f.name}\0{f.stat().st_size}\0".encode())
+        with open(f, "rb") as fh:
+            while chunk := fh.read(2**20):
+                digest.update(chunk)
+    return loaders.OWN_PREFIX + digest.hexdigest()[:24]
+
+
+def bring_in(fill, source: str) -> str:
+    """Let fill(folder) write a checkpoint into a new folder, name it by content, load it; return the name.
+
+    Raises CheckpointError (with `source`, not a temporary folder, in its message) if anything is wrong.
+    """
+    loaders.OWN_DIR.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=loaders.OWN_DIR))
+    target = staging
+    try:
+        fill(staging)
+        name = content_name(staging)
+        target = loaders.model_folder(name)
+        try:
+            os.replace(staging, target)
+        except OSError:  # a folder of that name holds the very same files: brought before, or just now by another session
+            if not target.is_dir():
+                raise
+        try:
+            loaders.load_model(name)
+        except checkpoint.CheckpointError:
+            shutil.rmtree(target, ignore_errors=True)
+            raise
+    except checkpoint.CheckpointError as e:
+        reason = str(e).replace(str(staging), source).replace(str(target), source)
+        raise checkpoint.CheckpointError(reason) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    os.utime(target)  # the most recently brought are the ones kept
+    prune()
+    return name
+
+
+def prune() -> None:
+    """Keep the MAX_FOLDERS most recently brought models on disk, and no stale half-unpacked folder."""
+    def age(p: Path) -> float:  # another server process may remove a folder meanwhile
+        try:
+            return time.time() - p.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    folders = sorted(loaders.OWN_DIR.iterdir(), key=age)
+    own = [p for p in folders if p.name.startswith(loaders.OWN_PREFIX)]
+    stale = [p for p in folders if p.name.startswith(".incoming-") and age(p) > STALE_SECONDS]
+    for p in own[MAX_FOLDERS:] + stale:
+        shutil.rmtree(p, ignore_errors=True)
+
+
+def add(fill, source: str, title: str) -> None:
+    """Bring a model in and select it; if that fails, say why and leave everything else as it was."""
+    try:
+        name = bring_in(fill, source)
+    except (ValueError, OSError) as e:  # CheckpointError, a path with a NUL in it, a full disk
+        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "reason": str(e)})
+        return
+    st.session_state[OWN] = {**st.session_state.get(OWN, {}), name: title}
+    st.session_state["model"] = name
+    st.session_state["tgt"] = ""  # a target typed for the previous model; the sentence stays
+    st.session_state[MESSAGE] = ("success", "own.loaded", {"source": source})
+
+
+def add_zip(data: bytes, filename: str) -> None:
+    add(lambda folder: checkpoint.extract_zip(data, folder), filename, Path(filename).stem or filename)
+
+
+def add_folder(path: str) -> None:
+    folder = Path(path).expanduser()
+    add(lambda dest: checkpoint.copy_folder(folder, dest), path, folder.name or path)
+
+
+def forget(upload) -> None:
+    """Drop the upload's bytes from Streamlit's store, as st.chat_input does; else they stay until the session ends."""
+    ctx = get_script_run_ctx()
+    if ctx is not None and isinstance(ctx.uploaded_file_mgr, MemoryUploadedFileManager):
+        ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=upload.file_id)
+
+
+def on_upload(key: str) -> None:
+    upload = st.session_state.get(key)
+    if upload is not None:
+        data, name = upload.getvalue(), upload.name
+        forget(upload)
+        st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1  # a new, empty uploader for the next zip
+        add_zip(data, name)
+
+
+def on_folder() -> None:
+    path = st.session_state.get(FOLDER, "").strip()
+    if path:
+        add_folder(path)
+
+
+def render(sb) -> None:
+    """The sidebar's 'Your own model' expander: a zip to upload, or the path of a folder on the server."""
+    message = st.session_state.pop(MESSAGE, None)
+    with sb.expander(t("own.title"), expanded=message is not None):
+        key = f"own_upload_{st.session_state.get(UPLOADS, 0)}"
+        st.file_uploader(t("own.upload"), type=["zip"], key=key, on_change=on_upload, args=(key,),
+                         help=t("own.upload.help", mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
+        st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, help=t("own.folder.help"), max_chars=1000)
+        if message:
+            kind, text_key, fields = message
+            from .page import literal  # page imports the sidebar, which imports this module
+
+            # The file name, the path and a loader's reason quote what the user typed: shown as typed, never as Markdown.
+            (st.error if kind == "error" else st.success)(t(text_key, **{k: literal(v) for k, v in fields.items()}))
