@@ -19,8 +19,8 @@ from core_model.trace import as_batch, run_with_trace
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "assets" / "models"
-SENTENCE = {"translate-en-fr": "the little girl does not see the red car and the old man sees the big dog",
-            "lm-en": "the old man sees the little girl and the red car"}
+SENTENCE = {"translate-en-fr": "the small girl does not see the red car and the old man sees the big dog",
+            "lm-en": "the old man sees the small girl and the red car"}
 
 
 def median_ms(fn, repeats: int, warmup: int = 1) -> float:

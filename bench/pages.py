@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 from .core import ROOT, load
 
 APP = str(ROOT / "app.py")
-WORDS = {"translate-en-fr": "the little girl does not see the red car and the old man sees the big dog".split(),
-         "lm-en": "the old man sees the little girl and the red car".split()}
+WORDS = {"translate-en-fr": "the small girl does not see the red car and the old man sees the big dog".split(),
+         "lm-en": "the old man sees the small girl and the red car".split()}
 
 
 def sentence_of(name: str, n: int) -> tuple[str, int]:

@@ -74,3 +74,14 @@ def test_card_training_time_and_targets_verdicts():
     fwd[0]["equal"] = False
     _, rows = run.section_targets(fwd, dec, [], [], None)
     assert {r[0]: r[3] for r in rows}["traced forward, 32 tokens"] == "not met"
+
+
+def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
+    from bench.bert import bench_bert
+
+    rows = bench_bert(repeats=1)
+    assert [r["tokens"] for r in rows] == sorted(r["tokens"] for r in rows) and rows[-1]["tokens"] == 252
+    assert all(r["agree"] and r["max_error"] <= 1e-5 for r in rows)
+    assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) for r in rows)
+    lines = run.section_bert(rows)
+    assert sum(line.startswith("|") for line in lines) == 2 + len(rows)  # header, rule, one row per length
