@@ -135,9 +135,10 @@ class Run:
     notices: tuple[tuple[str, dict], ...]
 
 
-# A short sentence's run pickles to ~1 MB, a 512-token lm-en one to ~61 MB: 32 entries keep the cache
-# of short ones near 30 MB (bench/load.py --memory), the bytes bound keeps two of the longest.
-@st.cache_data(max_entries=32, max_size="128MB", show_spinner=False)
+# A short sentence's run pickles to ~1 MB, a 512-token lm-en one to ~61 MB: 16 entries keep the cache of
+# short ones near 15 MB, the bytes bound keeps two of the longest. A miss costs one traced forward pass
+# (the greedy output it reads is in `decode`'s own cache). See RELIABILITY.md, "Bounded memory".
+@st.cache_data(max_entries=16, max_size="128MB", show_spinner=False)
 def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output."""
     loaded = load_model(name)
