@@ -226,26 +226,27 @@ async def churn(b, base: str, sessions: list[Session], at_once: int, timeout_ms:
     await asyncio.gather(*(one(s) for s in sessions))
 
 
-async def memory_growth(base: str, pid: int, first: int = 10, total: int = 100, at_once: int = 4,
+async def memory_growth(base: str, pid: int, marks=(10, 25, 40, 55, 70, 85, 100), at_once: int = 4,
                         settle_s: float = 3, seed: int = 23) -> dict:
-    """Server RSS after `first` sessions came and went, and after `total`; each has a sentence of its own."""
+    """Server RSS after each mark's number of sessions came and went; each has a sentence of its own."""
     from playwright.async_api import async_playwright
 
     from core_model.data import english_sentences
 
-    sessions = [Session(i, [text]) for i, text in enumerate(english_sentences(seed, total))]
-    rss = {}
+    sessions = [Session(i, [text]) for i, text in enumerate(english_sentences(seed, marks[-1]))]
+    rss, done = {}, 0
     async with async_playwright() as p:
         b = await p.chromium.launch(executable_path=br.CHROMIUM, args=br.FLAGS, headless=True)
         try:
-            for upto, start in ((first, 0), (total, first)):
-                await churn(b, base, sessions[start:upto], at_once)
+            for mark in marks:
+                await churn(b, base, sessions[done:mark], at_once)
+                done = mark
                 await asyncio.sleep(settle_s)  # let the server finish with the last closed sessions
-                rss[upto] = br.rss_mb(pid)
+                rss[mark] = br.rss_mb(pid)
         finally:
             await b.close()
     errors = [f"session {s.index}: {e}" for s in sessions for e in s.errors]
-    return dict(rss=rss, first=first, total=total, growth_mb=rss[total] - rss[first], errors=errors,
+    return dict(rss=rss, growth_mb=rss[marks[-1]] - rss[marks[0]], errors=errors,
                 own_view=sum(all(s.own_view) and bool(s.own_view) for s in sessions))
 
 
@@ -285,7 +286,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sessions", type=int, default=12, help="concurrent sessions of the load test")
     ap.add_argument("--rounds", type=int, default=2, help="rounds of interactions per session")
     ap.add_argument("--memory", type=int, default=0, metavar="N",
-                    help="instead: server RSS after 10 and after N sessions came and went")
+                    help="instead: server RSS after 10, 25, 40, … and N sessions came and went")
     args = ap.parse_args(argv)
     why = br.missing()
     if why:
@@ -295,11 +296,12 @@ def main(argv=None) -> int:
     with br.server() as (base, pid):
         t0 = time.perf_counter()
         if args.memory:
-            m = asyncio.run(memory_growth(base, pid, total=args.memory))
-            print(f"server RSS after {m['first']} sessions: {m['rss'][m['first']]:.0f} MiB; after {m['total']}: "
-                  f"{m['rss'][m['total']]:.0f} MiB; growth {m['growth_mb']:+.0f} MiB (goal ≤ 50); "
-                  f"errors: {len(m['errors'])}; sessions that saw their sentence: {m['own_view']}/{m['total']}; "
-                  f"{time.perf_counter() - t0:.0f} s wall")
+            m = asyncio.run(memory_growth(base, pid, marks=(10, *range(25, args.memory, 15), args.memory)))
+            first, last = min(m["rss"]), max(m["rss"])
+            print(f"server RSS after {first} sessions {m['rss'][first]:.0f} MiB, after {last} {m['rss'][last]:.0f} MiB: "
+                  f"growth {m['growth_mb']:+.0f} MiB (goal ≤ 50); errors: {len(m['errors'])}; sessions that saw "
+                  f"their sentence: {m['own_view']}/{last}; {time.perf_counter() - t0:.0f} s wall")
+            print("RSS MiB by sessions so far: " + ", ".join(f"{k}: {v:.0f}" for k, v in m["rss"].items()))
             print("\n".join(f"- {e}" for e in m["errors"][:30]))
             return 0 if m["growth_mb"] <= 50 and not m["errors"] else 1
         server_cpu, browser_cpu = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)

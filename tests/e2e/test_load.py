@@ -15,7 +15,7 @@ ACTIONS = ["first page", "page switch", "new sentence", "layer", "head", "decodi
 def test_ten_concurrent_sessions_run_clean_and_each_sees_its_own_sentence(server):
     # playwright's async API on a loop of its own thread: this thread's may belong to the sync browser fixture
     with ThreadPoolExecutor(max_workers=1) as pool:
-        sessions = pool.submit(asyncio.run, run_sessions(server, n=SESSIONS, rounds=1, timeout_ms=60_000)).result()
+        sessions = pool.submit(asyncio.run, run_sessions(server, n=SESSIONS, rounds=1, timeout_ms=120_000)).result()
     result = summary(sessions)
     assert result["errors"] == []
     # the sidebar, the link and the decoding page's source axis each held the session's own sentence
