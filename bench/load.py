@@ -115,18 +115,20 @@ def go_to(page, title: str):
 async def open_menu(page, label: str, option: int):
     """Open a sidebar selectbox's menu (not timed: no rerun yet); returns the option to click.
 
-    Right after another selectbox closed, the first click only focuses this one (its menu stays shut),
-    so the click is repeated until the options show.
+    Just after a rerun, a click on a selectbox sometimes only focuses it and its menu stays shut
+    (Streamlit is still settling the sidebar it re-drew), so the click is repeated until the menu shows.
     """
+    from playwright.async_api import TimeoutError as PlaywrightTimeout  # a test requirement: imported only when measuring
+
     box = page.locator(f'{SIDEBAR} [data-testid="stSelectbox"]').filter(has_text=label)
     choice = page.get_by_role("option", name=str(option), exact=True)
-    for _ in range(3):
-        await box.click()
+    for _ in range(5):
+        await box.locator("input").click()
         try:
-            await choice.wait_for(timeout=3000)
+            await choice.wait_for(timeout=5000)
             break
-        except Exception:  # noqa: BLE001 - the menu did not open: click again
-            continue
+        except PlaywrightTimeout:
+            await page.keyboard.press("Escape")
     return choice
 
 
