@@ -1,8 +1,9 @@
 """Overview: the sentence in, the model's output, and the model drawn with its shapes."""
-import numpy as np
 import pandas as pd
 import streamlit as st
+import torch
 
+from core_model.bert import sentence_embedding
 from viz_app import page
 from viz_app.figures.diagram import model_diagram
 from viz_app.figures.heatmap import matrix, to_csv
@@ -23,9 +24,8 @@ left.text(st.session_state["src"])
 right.subheader(t(f"overview.output.{cfg.architecture}"))
 if cfg.architecture == "encoder":
     right.write(t("overview.encoder_only"))
-    last = run.trace.layer_output("encoder", cfg.n_encoder_layers - 1)[0]  # [n, d_model]
-    mean = last.mean(0)  # one sentence, no padding: every position counts
-    embedding = mean / np.linalg.norm(mean)
+    last = torch.tensor(run.trace.layer_output("encoder", cfg.n_encoder_layers - 1))  # [1, n, d_model]
+    embedding = sentence_embedding(last, torch.ones(last.shape[:2], dtype=torch.bool)).numpy()[0]  # no padding
     with right:
         st.caption(t("overview.embedding", d=cfg.d_model))
         page.chart(matrix(embedding[None], None, [""], t("overview.embedding.title"), x_title=t("overview.embedding.dim")),

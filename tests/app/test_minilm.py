@@ -1,4 +1,6 @@
 """all-MiniLM-L6-v2 in the app: listed, every encoder page works, decoding says why not, [CLS]/[SEP] can be hidden."""
+import json
+
 import numpy as np
 import pytest
 
@@ -30,10 +32,16 @@ def test_the_model_picker_lists_it():
 
 
 @pytest.mark.parametrize("page", ENCODER_PAGES)
-def test_every_encoder_page_draws(page):
+def test_every_encoder_page_draws_minilm(page):
+    """Each page draws MiniLM itself: a chart over its 384 dimensions or its WordPiece tokens, or its diagram."""
     at = minilm_page(page)
-    assert at.get("plotly_chart") or at.get("graphviz_chart")
     assert text("input.empty", "en") not in messages(at)
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    diagram = " ".join(c.proto.spec for c in at.get("graphviz_chart"))
+    shapes = {n for spec in specs for trace in spec["data"] for key in ("x", "y", "z") if key in trace
+              for n in np.shape(decode(trace[key]))}
+    labels = " ".join(json.dumps(spec) for spec in specs)
+    assert 384 in shapes or "[CLS]" in labels or "384" in diagram, page
 
 
 def test_tokens_are_wordpieces_framed_by_cls_and_sep():

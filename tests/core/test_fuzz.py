@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from core_model import ModelConfig, Transformer, run_with_trace
 from core_model.config import ACTIVATIONS, ARCHITECTURES, NORM_PLACEMENTS, NORMS, POSITIONALS
 from core_model.tokenizer import Tokenizer
+from tests.core.test_tokenizer import is_utf8
 
 MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 TOKENIZERS = {f"{p.parent.name}/{p.name}": Tokenizer.load(p) for p in sorted(MODELS.glob("*/*.model"))}
@@ -32,14 +33,6 @@ texts = st.lists(
     st.one_of(st.characters(codec=None, exclude_categories=()), st.sampled_from(TRICKY),
               st.sampled_from(PIECES)),
     max_size=30).map("".join)
-
-
-def is_utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 @settings(max_examples=400, deadline=None)
