@@ -31,6 +31,7 @@ from . import browser as br
 from .core import load
 
 MODEL = "translate-en-fr"
+MIB = 2**20  # rss_mb reads MiB; the goal is in MB
 SIDEBAR = '[data-testid="stSidebar"]'
 CROSS = "every head's row over the source"  # the decoding page's cross-attention chart, x = source labels
 
@@ -229,27 +230,37 @@ async def churn(b, base: str, sessions: list[Session], at_once: int, timeout_ms:
 
 
 async def memory_growth(base: str, pid: int, marks=(10, 25, 40, 55, 70, 85, 100), at_once: int = 4,
-                        settle_s: float = 3, seed: int = 23) -> dict:
-    """Server RSS after each mark's number of sessions came and went; each has a sentence of its own."""
+                        settle_s: float = 3, gone_s: float = 0, seed: int = 23) -> dict:
+    """Server RSS after each mark's number of sessions came and went; each has a sentence of its own.
+
+    A closed session stays on the server for server.disconnectedSessionTTL (120 s) in case its browser
+    reconnects, and is dropped when a later session closes. With gone_s past that, each reading waits
+    gone_s, lets one more visitor come and go, and so counts only sessions the server has dropped.
+    """
     from playwright.async_api import async_playwright
 
     from core_model.data import english_sentences
 
-    sessions = [Session(i, [text]) for i, text in enumerate(english_sentences(seed, marks[-1]))]
+    pool = english_sentences(seed, marks[-1] + len(marks))
+    sessions = [Session(i, [text]) for i, text in enumerate(pool)]
     rss, done = {}, 0
     async with async_playwright() as p:
         b = await p.chromium.launch(executable_path=br.CHROMIUM, args=br.FLAGS, headless=True)
         try:
-            for mark in marks:
+            for i, mark in enumerate(marks):
                 await churn(b, base, sessions[done:mark], at_once)
                 done = mark
+                if gone_s:
+                    await asyncio.sleep(gone_s)
+                    await churn(b, base, [sessions[marks[-1] + i]], 1)  # its close drops the expired ones
                 await asyncio.sleep(settle_s)  # let the server finish with the last closed sessions
                 rss[mark] = br.rss_mb(pid)
         finally:
             await b.close()
-    errors = [f"session {s.index}: {e}" for s in sessions for e in s.errors]
-    return dict(rss=rss, growth_mb=rss[marks[-1]] - rss[marks[0]], errors=errors,
-                own_view=sum(all(s.own_view) and bool(s.own_view) for s in sessions))
+    used = sessions[:done] + (sessions[marks[-1]:] if gone_s else [])
+    errors = [f"session {s.index}: {e}" for s in used for e in s.errors]
+    return dict(rss=rss, growth_mb=(rss[marks[-1]] - rss[marks[0]]) * MIB / 1e6, errors=errors,
+                own_view=sum(all(s.own_view) and bool(s.own_view) for s in used), visitors=len(used))
 
 
 def summary(sessions: list[Session]) -> dict:
@@ -289,6 +300,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rounds", type=int, default=2, help="rounds of interactions per session")
     ap.add_argument("--memory", type=int, default=0, metavar="N",
                     help="instead: server RSS after 10, 25, 40, … and N sessions came and went")
+    ap.add_argument("--gone", type=float, default=0, metavar="S",
+                    help="with --memory: wait S seconds before each reading (130: past the 120 s reconnect window)")
     args = ap.parse_args(argv)
     why = br.missing()
     if why:
@@ -298,12 +311,13 @@ def main(argv=None) -> int:
     with br.server() as (base, pid):
         t0 = time.perf_counter()
         if args.memory:
-            m = asyncio.run(memory_growth(base, pid, marks=(10, *range(25, args.memory, 15), args.memory)))
+            m = asyncio.run(memory_growth(base, pid, marks=(10, *range(25, args.memory, 15), args.memory),
+                                          gone_s=args.gone))
             first, last = min(m["rss"]), max(m["rss"])
             print(f"server RSS after {first} sessions {m['rss'][first]:.0f} MiB, after {last} {m['rss'][last]:.0f} MiB: "
-                  f"growth {m['growth_mb']:+.0f} MiB (goal ≤ 50); errors: {len(m['errors'])}; sessions that saw "
-                  f"their sentence: {m['own_view']}/{last}; {time.perf_counter() - t0:.0f} s wall")
-            print("RSS MiB by sessions so far: " + ", ".join(f"{k}: {v:.0f}" for k, v in m["rss"].items()))
+                  f"growth {m['growth_mb']:+.1f} MB (goal ≤ 50 MB); errors: {len(m['errors'])}; sessions that saw "
+                  f"their sentence: {m['own_view']}/{m['visitors']}; {time.perf_counter() - t0:.0f} s wall")
+            print("RSS MiB by sessions so far: " + ", ".join(f"{k}: {v:.1f}" for k, v in m["rss"].items()))
             print("\n".join(f"- {e}" for e in m["errors"][:30]))
             return 0 if m["growth_mb"] <= 50 and not m["errors"] else 1
         server_cpu, browser_cpu = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
