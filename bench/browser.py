@@ -135,7 +135,7 @@ def wire_bytes(b, address: str, quiet_s: float = 2.5, timeout_s: float = 120) ->
 SIGNATURE = """() => {
   const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
   if (!gd || !gd.data) return null;
-  return JSON.stringify(gd.data.map(d => [d.x, d.y, d.text, d.customdata && d.customdata.length]));
+  return JSON.stringify(gd.data.map(d => [d.x, d.y, d.z, d.text, d.customdata && d.customdata.length]));
 }"""
 
 
@@ -157,7 +157,7 @@ def first_chart_and_rerender(b, base: str, sentence: str, new_sentences: list[st
             p.wait_for_function(f"({SIGNATURE})() !== null", timeout=60_000)
             p.wait_for_timeout(1500)  # let the first run finish before typing
             before = p.evaluate(SIGNATURE)
-            box = p.locator('[data-testid="stSidebar"] [data-testid="stTextInput"] input').first
+            box = p.locator('[data-testid="stSidebar"]').get_by_label("Sentence (press Enter)", exact=True)
             box.fill(new)
             t0 = time.perf_counter()
             box.press("Enter")
