@@ -69,11 +69,14 @@ def chart(fig, name: str, csv=None, select=False):
     `name` keys the widgets and names the downloaded files; with select=True, clicks rerun
     the page and the selection is returned; a callable `select` is called first (it can still set
     the sidebar's keys, whose widgets are not drawn yet), reading st.session_state[f"chart.{name}"].
-    `csv` may be a callable too: it then runs only when the button is clicked.
+    `csv` may be a callable too. Either way the CSV is made or handed over only on a click: a file
+    stored with the run would cost memory per session, and the browser checks its URL at once, which
+    is gone (404) if a quick rerun already replaced that run.
     """
     event = st.plotly_chart(
         fig, key=f"chart.{name}", on_select=select if callable(select) else "rerun" if select else "ignore",
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
     if csv is not None:
-        st.download_button(t("export.csv"), csv, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}")
+        data = csv if callable(csv) else lambda: csv
+        st.download_button(t("export.csv"), data, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}")
     return event

@@ -193,13 +193,13 @@ def test_long_input_stays_readable_and_light(model):
 
 
 def deferred_downloads(**state) -> tuple:
-    """Open the page and keep the callables its download buttons run on click (grid CSV, then HTML)."""
-    made = []
+    """Open the page and keep the callables its download buttons run on click, by file name."""
+    made = {}
     add = MediaFileManager.add_deferred
 
-    def spy(self, fn, *args, **kwargs):
-        made.append(fn)
-        return add(self, fn, *args, **kwargs)
+    def spy(self, fn, mimetype, coordinates, file_name=None, **kwargs):
+        made[file_name] = fn
+        return add(self, fn, mimetype, coordinates, file_name, **kwargs)
 
     with mock.patch.object(MediaFileManager, "add_deferred", spy):
         at = open_page("explorer", **state)
@@ -207,9 +207,9 @@ def deferred_downloads(**state) -> tuple:
 
 
 def test_grid_csv_has_every_weight_of_every_head():
-    at, (grid_csv, _) = deferred_downloads(src=SENTENCE)
+    at, made = deferred_downloads(src=SENTENCE)
     assert_clean(at)
-    rows = list(csv.reader(io.StringIO(grid_csv())))
+    rows = list(csv.reader(io.StringIO(made["explorer.grid.csv"]())))
     run = loaders.run(MODEL, SENTENCE)
     p = np.stack([run.trace.attn("encoder", i).pattern[0] for i in range(run.trace.n_layers("encoder"))])
     assert len(rows) == 1 + p.size
@@ -221,7 +221,7 @@ def test_grid_csv_has_every_weight_of_every_head():
 def test_html_export_is_self_contained_and_escapes_the_sentence():
     at, made = deferred_downloads(src="the girl <script>alert(1)</script> sees")
     assert_clean(at)
-    html = made[-1]()
+    html = made["attention-explorer.html"]()
     assert "<script>alert(1)</script>" not in html
     assert "the girl &lt;script&gt;alert(1)&lt;/script&gt; sees" in html
     assert "Plotly.newPlot" in html and len(html) > 3_000_000  # plotly.js itself is in the file

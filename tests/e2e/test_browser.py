@@ -1,5 +1,6 @@
 """What only a real browser shows: clean loading offline, live updates, shareable URLs, glyphs, escaping."""
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -219,3 +220,17 @@ def test_typed_markup_is_shown_as_text_and_runs_nothing(open_page):
     assert rec.dialogs == []
     assert not [u for u in rec.requests if u.rstrip("/").endswith("/x")]
     assert rec.page_errors == []
+
+
+def test_csv_button_downloads_the_numbers_of_the_sentence_on_screen(open_page):
+    page, rec = open_page("self_attention")
+    wait_idle(page, charts=1)
+    type_sentence(page, "the red car")
+    page.wait_for_function(f"() => {TICKS}.some(t => t.includes('car'))", timeout=TIMEOUT_MS)
+    wait_idle(page, charts=1)
+    with page.expect_download(timeout=TIMEOUT_MS) as download:
+        page.get_by_role("button", name="Numbers as CSV").first.click()
+    assert download.value.suggested_filename.endswith(".csv")
+    rows = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert len(rows) > 1 and any("car" in row for row in rows) and not any("girl" in row for row in rows)
+    assert real_console_errors(rec, "self_attention") == []  # no file URL that a rerun left behind (404)
