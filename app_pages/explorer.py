@@ -1,4 +1,6 @@
 """Attention explorer: every head at once, one enlarged, lines between tokens, head statistics, HTML export."""
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -7,7 +9,7 @@ from viz_app import head_stats, page, sidebar, state
 from viz_app.figures import attention as fa
 from viz_app.figures.export import page_html
 from viz_app.figures.heatmap import to_csv
-from viz_app.i18n import lang, t
+from viz_app.i18n import lang, named, t
 
 KINDS = {"encoder-decoder": ["encoder.self_attn", "decoder.self_attn", "decoder.cross_attn"],
          "encoder": ["encoder.self_attn"], "decoder": ["decoder.self_attn"]}
@@ -24,14 +26,6 @@ def setting(key, default, parse, ok):
     return ss[key]
 
 
-def on_pick():
-    """A click on the grid makes that head the sidebar's layer and head (their widgets come later in the run)."""
-    points = ss["chart.explorer.grid"]["selection"]["points"]
-    if points and "customdata" in points[0]:
-        ss["layer"], ss["head"] = (int(v) for v in points[0]["customdata"])
-        ss["explorer.average"] = False
-
-
 cfg = page.start()
 st.title(t("page.explorer"))
 st.write(t("explorer.intro"))
@@ -41,7 +35,7 @@ noted = st.container()  # what the link asked for and this page cannot show, sai
 
 kinds = KINDS[cfg.architecture]
 setting("explorer.kind", kinds[0], str, kinds.__contains__)
-st.selectbox(t("explorer.kind"), kinds, key="explorer.kind", format_func=lambda k: t(f"explorer.kind.{k}"))
+st.selectbox(t("explorer.kind"), kinds, key="explorer.kind", format_func=named("explorer.kind"))
 stack, kind = ss["explorer.kind"].split(".")
 q_side = "src" if stack == "encoder" else "tgt"
 key_side = "tgt" if stack == "decoder" and kind == "self_attn" else "src"
@@ -67,8 +61,8 @@ grid = fa.grid(patterns, layer_names, head_names, t("explorer.grid.hint"), selec
 if grid.layout.meta["block"] > 1:
     st.caption(t("explorer.grid.pooled", b=grid.layout.meta["block"]))
 cells = [t("sidebar.layer"), t("sidebar.head"), t("explorer.query"), t("explorer.key"), t("explorer.weight")]
-page.chart(grid, "explorer.grid", select=on_pick,
-           csv=lambda: fa.grid_csv(patterns, q_labels, k_labels, cells, grid.layout.meta["block"]))
+page.chart(grid, "explorer.grid", select=partial(sidebar.pick_head, "chart.explorer.grid", "explorer.average"),
+           csv=partial(fa.grid_csv, patterns, q_labels, k_labels, cells, grid.layout.meta["block"]))
 
 st.subheader(t("explorer.focus"))
 c1, c2, c3, c4 = st.columns([2, 2, 3, 4])
@@ -140,5 +134,5 @@ settings = [(t("sidebar.model"), ss["model"]), (t("explorer.sentence"), ss["src"
 figures = [(t("explorer.grid"), grid), (title, focus), (t("explorer.lines_title"), lines), (names[stat], stat_fig)]
 tables = [(t("explorer.stats"), list(table.columns), [list(r) for r in table.round(4).itertuples(index=False)])]
 html_args = (t("page.explorer"), settings, figures, tables, lang())
-st.download_button(t("export.html"), lambda: page_html(*html_args), file_name="attention-explorer.html",
+st.download_button(t("export.html"), partial(page_html, *html_args), file_name="attention-explorer.html",
                    mime="text/html", key="explorer.html", help=t("explorer.html.help"))

@@ -7,7 +7,7 @@ import streamlit as st
 from viz_app import loaders, page, state
 from viz_app.figures import layers as figs
 from viz_app.figures.heatmap import matrix, to_csv
-from viz_app.i18n import t
+from viz_app.i18n import named, t
 
 cfg = page.start()
 ss = st.session_state
@@ -28,7 +28,7 @@ if state.synced("ffn_norm.stack", stacks[0]) not in stacks:
     ss["ffn_norm.stack"] = stacks[0]
 run = page.current_run()
 stack = st.radio(t("ffn_norm.stack"), stacks, key="ffn_norm.stack", horizontal=True,
-                 format_func=lambda s: t(f"ffn_norm.stack.{s}"))
+                 format_func=named("ffn_norm.stack"))
 side = "src" if stack == "encoder" else "tgt"
 labels, trace = (run.src_labels if side == "src" else run.tgt_labels), run.trace
 layer = min(ss["layer"], trace.n_layers(stack) - 1)

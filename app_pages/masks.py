@@ -8,7 +8,7 @@ from viz_app import loaders, page, state
 from viz_app.batch import BLOCK_SIDES, SentenceError, attention_blocks, batch_lines
 from viz_app.figures.heatmap import matrix, to_csv
 from viz_app.figures.masks import mask_figure, pad_weight, pad_weight_bars, padded_table
-from viz_app.i18n import t
+from viz_app.i18n import named, t
 
 EXTRA = {  # two more sentences each shipped model knows, of other lengths than its sidebar example
     "translate-en-fr": ("i see him", "the dog sees you all"),
@@ -46,7 +46,7 @@ if state.synced("masks.block", blocks[0]) not in blocks:
     ss["masks.block"] = blocks[0]
 state.synced("masks.no_pad_mask", False, state.parse_bool)
 left, middle, right = st.columns(3)
-block = left.selectbox(t("masks.block"), blocks, key="masks.block", format_func=lambda b: t(f"masks.block.{b}"))
+block = left.selectbox(t("masks.block"), blocks, key="masks.block", format_func=named("masks.block"))
 no_pad = right.toggle(t("masks.no_pad_mask"), key="masks.no_pad_mask", help=t("masks.no_pad_mask.help"))
 try:
     with st.spinner(t("spinner.run")):
@@ -58,8 +58,8 @@ lengths = ((batch.src_ids if cfg.has_encoder else batch.tgt_ids) != cfg.pad_id).
 rows = range(len(lines))
 if state.synced("masks.row", int(lengths.argmin()), state.parse_int, rows.__contains__) not in rows:  # most padding first
     ss["masks.row"] = int(lengths.argmin())  # the batch got shorter
-row = middle.selectbox(t("masks.row"), rows, key="masks.row",
-                       format_func=lambda i: f"{t('masks.row_name', i=i + 1)}: {lines[i]}")
+row_names = [f"{t('masks.row_name', i=i + 1)}: {line}" for i, line in enumerate(lines)]
+row = middle.selectbox(t("masks.row"), rows, key="masks.row", format_func=row_names.__getitem__)
 page.show_noted()
 page.show_notices(batch.notices)
 

@@ -107,11 +107,12 @@ c1, c2, c3 = st.columns(3)
 c1.slider(t("positional.d_model"), 16, 512, step=16, key="positional.d_model")
 c2.slider(t("positional.length"), 8, 512, key="positional.length")
 c3.select_slider(t("positional.base"), BASES, key="positional.base", help=t("positional.base.help"))
-dims = st.multiselect(t("positional.dims"), range(d_model), key="positional.dims", format_func=dim_name)
+dim_names = [dim_name(d) for d in range(d_model)]
+dims = st.multiselect(t("positional.dims"), range(d_model), key="positional.dims", format_func=dim_names.__getitem__)
 table = sinusoidal_table(length, d_model, base).numpy()  # [length, d_model]
 if dims:
-    page.chart(curves(table, dims, [dim_name(d) for d in dims], t("positional.curves"), POS, t("positional.axis.value")),
-               "positional.curves", to_csv(table[:, dims], [dim_name(d) for d in dims]))
+    page.chart(curves(table, dims, [dim_names[d] for d in dims], t("positional.curves"), POS, t("positional.axis.value")),
+               "positional.curves", to_csv(table[:, dims], [dim_names[d] for d in dims]))
 else:
     st.info(t("positional.curves.none"))
 pair(table, similarity(table), "positional", (t("positional.heatmap"), t("positional.similarity")))

@@ -5,7 +5,7 @@ import streamlit as st
 from viz_app import attention_steps as steps, loaders, page, state
 from viz_app.figures import steps as figs
 from viz_app.figures.heatmap import to_csv
-from viz_app.i18n import t
+from viz_app.i18n import named, t
 
 cfg = page.start()
 st.title(t("page.self_attention"))
@@ -27,7 +27,7 @@ run = page.current_run(scale=not unscaled)
 
 pick_block, pick_query, pick_scale = st.columns(3)
 block = pick_block.selectbox(t("self_attention.kind"), blocks, key=KIND,
-                             format_func=lambda b: t(f"self_attention.kind.{b}"))
+                             format_func=named("self_attention.kind"))
 pick_scale.toggle(t("self_attention.unscaled"), key="self_attention.unscaled",
                   help=t("self_attention.unscaled.help"))
 stack, kind = block.split(".")

@@ -9,7 +9,7 @@ from . import page, state
 from .loaders import show_piece
 from .figures import decoding as figs
 from .figures.heatmap import matrix, to_csv
-from .i18n import t
+from .i18n import named, t
 
 PARAMS = {  # name: (default, parse, low, high, step), the bounds of each method's widget
     "width": (4, state.parse_int, 1, 8, 1), "alpha": (0.6, float, 0.0, 2.0, 0.1),
@@ -48,7 +48,7 @@ def controls() -> tuple[str, dict]:
         state.bad_link("decoding.method", method, "greedy")
         st.session_state["decoding.method"] = method = "greedy"
     st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
-             format_func=lambda m: t(f"decoding.method.{m}"))
+             format_func=named("decoding.method"))
     # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
     # depends on the text and the method, known only after decoding).
     state.synced("decoding.step", 0, state.parse_int, lambda step: step >= 0)

@@ -71,6 +71,15 @@ def render():
     return cfg
 
 
+def pick_head(chart: str, switch_off: str) -> None:
+    """on_select of a chart of heads (customdata: layer, head): the clicked head becomes the sidebar's layer
+    and head, and the page's `switch_off` toggle is turned off. A callback, so it runs before the widgets."""
+    points = st.session_state[chart]["selection"]["points"]
+    if points and "customdata" in points[0]:
+        st.session_state["layer"], st.session_state["head"] = (int(v) for v in points[0]["customdata"])
+        st.session_state[switch_off] = False
+
+
 def shown(tokenizer, ids) -> np.ndarray:
     """The positions of `ids` the attention views draw: all, or all but [CLS] and [SEP] if the switch is on."""
     ids = np.asarray(ids)

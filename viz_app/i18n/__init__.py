@@ -44,3 +44,12 @@ def lang() -> str:
 def t(key: str, /, **fields) -> str:
     """The string `key` in the session's language."""
     return text(key, lang(), **fields)
+
+
+def named(prefix: str):
+    """A widget's format_func: option v is shown as t(f"{prefix}.{v}").
+
+    Made here, not in a page: a widget keeps its format_func as long as its session, and a function
+    made in a page script keeps that run's whole namespace (its traced run, its figures) alive with it.
+    """
+    return lambda value: t(f"{prefix}.{value}")
