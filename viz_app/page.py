@@ -71,7 +71,9 @@ def chart(fig, name: str, csv=None, select=False):
     the sidebar's keys, whose widgets are not drawn yet), reading st.session_state[f"chart.{name}"].
     `csv` may be a callable too. Either way the CSV is made or handed over only on a click: a file
     stored with the run would cost memory per session, and the browser checks its URL at once, which
-    is gone (404) if a quick rerun already replaced that run.
+    is gone (404) if a quick rerun already replaced that run. The session keeps callables `select` and
+    `csv` until it ends, so they are module functions or partials of them, never made in a page script
+    (that would keep the run's whole page: tests/app/test_session_memory.py).
     """
     event = st.plotly_chart(
         fig, key=f"chart.{name}", on_select=select if callable(select) else "rerun" if select else "ignore",
