@@ -55,10 +55,24 @@ def cli_args(out: Path, steps: int, save_every: int = SAVE_EVERY, resume: bool =
 
 
 def run(argv: list[str], log: Path) -> subprocess.Popen:
-    """Start a Python process in the repository; its stderr (the progress bar) goes to `log`."""
+    """Start a Python process in the repository; its stderr (the progress bar) goes to `log`.
+
+    SIGINT starts at its default, so Python turns it into KeyboardInterrupt as in a terminal, even when
+    these tests run in a background job of a script (which starts its children with SIGINT ignored).
+    """
     with open(log, "w") as err:
-        return subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=err, text=True)
+        return subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def ended(proc: subprocess.Popen, timeout: float) -> str:
+    """The process's stdout once it has ended; one still running after `timeout` s is killed, not left behind."""
+    try:
+        return proc.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
 
 
 def train_cli(out: Path, steps: int, log: Path, **kwargs) -> subprocess.Popen:
@@ -83,7 +97,9 @@ def wait_for_save(out: Path, step: int, proc: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while (saved_step(out) or 0) < step:
         assert proc.poll() is None, f"the run ended early with code {proc.returncode}"
-        assert time.monotonic() < deadline, "no new checkpoint within 60 s"
+        if time.monotonic() > deadline:
+            proc.kill()
+            raise AssertionError("no new checkpoint within 60 s")
         time.sleep(0.02)
 
 
@@ -103,7 +119,7 @@ def loaded_step(out: Path) -> int:
 def finish(out: Path, steps: int, resumed_from: int, log: Path) -> dict:
     """Resume to `steps`; it must start at `resumed_from`, end at `steps` and leave no temp folder."""
     proc = train_cli(out, steps, log, resume=True)
-    stdout, _ = proc.communicate(timeout=120)
+    stdout = ended(proc, 120)
     assert proc.returncode == 0, log.read_text()[-2000:]
     assert f"at step {resumed_from}." in log.read_text()
     summary = json.loads(stdout.splitlines()[-1])
@@ -126,7 +142,7 @@ def test_random_sigint_and_sigkill_leave_a_checkpoint_that_resume_continues(tmp_
         assert not left & temp_folders(out)  # a killed save's temp folder goes at the next save
         time.sleep(rng.uniform(0.0, 0.3))
         proc.send_signal(sig)
-        proc.communicate(timeout=30)
+        ended(proc, 30)
         err = log.read_text()
         if saved is not None:
             assert f"at step {saved}." in err  # it resumed from the last checkpoint, not from 0
@@ -158,7 +174,7 @@ def test_a_kill_at_each_point_of_a_save_loses_at_most_that_save(tmp_path):
         log = tmp_path / f"{i}.log"
         argv = cli_args(out, FAR, save_every=1, resume=saved is not None)
         proc = run(["-c", DRIVER, sig, str(kill_at), *argv], log)
-        proc.communicate(timeout=120)
+        ended(proc, 120)
         err = log.read_text()
         if saved is not None:
             assert f"at step {saved}." in err
