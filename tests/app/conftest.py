@@ -17,6 +17,25 @@ def open_page(page: str, timeout: float = 60, **state) -> AppTest:
     return at
 
 
+def open_keeping_downloads(page: str, **state) -> tuple[AppTest, dict]:
+    """open_page, keeping the callables its download buttons run on click, by file name (as the server's
+    media file manager keeps them for the session)."""
+    from unittest import mock
+
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    made = {}
+    add = MediaFileManager.add_deferred
+
+    def keep(self, fn, mimetype, coordinates, file_name=None, **kwargs):
+        made[file_name] = fn
+        return add(self, fn, mimetype, coordinates, file_name, **kwargs)
+
+    with mock.patch.object(MediaFileManager, "add_deferred", keep):
+        at = open_page(page, **state)
+    return at, made
+
+
 def assert_clean(at: AppTest) -> None:
     """The run raised nothing: an exception element would show a traceback to the user."""
     assert not at.exception, [e.value for e in at.exception]

@@ -4,14 +4,12 @@ import io
 import json
 import math
 import re
-from unittest import mock
 
 import numpy as np
 import pytest
 from streamlit.proto.WidgetStates_pb2 import WidgetState
-from streamlit.runtime.media_file_manager import MediaFileManager
 
-from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page
+from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_keeping_downloads, open_page
 from viz_app import loaders
 from viz_app.figures.heatmap import safe_labels
 from viz_app.sidebar import EXAMPLES
@@ -192,22 +190,8 @@ def test_long_input_stays_readable_and_light(model):
     np.testing.assert_array_equal(z[~masked], p[~masked])
 
 
-def deferred_downloads(**state) -> tuple:
-    """Open the page and keep the callables its download buttons run on click, by file name."""
-    made = {}
-    add = MediaFileManager.add_deferred
-
-    def spy(self, fn, mimetype, coordinates, file_name=None, **kwargs):
-        made[file_name] = fn
-        return add(self, fn, mimetype, coordinates, file_name, **kwargs)
-
-    with mock.patch.object(MediaFileManager, "add_deferred", spy):
-        at = open_page("explorer", **state)
-    return at, made
-
-
 def test_grid_csv_has_every_weight_of_every_head():
-    at, made = deferred_downloads(src=SENTENCE)
+    at, made = open_keeping_downloads("explorer", src=SENTENCE)
     assert_clean(at)
     rows = list(csv.reader(io.StringIO(made["explorer.grid.csv"]())))
     run = loaders.run(MODEL, SENTENCE)
@@ -219,7 +203,7 @@ def test_grid_csv_has_every_weight_of_every_head():
 
 
 def test_html_export_is_self_contained_and_escapes_the_sentence():
-    at, made = deferred_downloads(src="the girl <script>alert(1)</script> sees")
+    at, made = open_keeping_downloads("explorer", src="the girl <script>alert(1)</script> sees")
     assert_clean(at)
     html = made["attention-explorer.html"]()
     assert "<script>alert(1)</script>" not in html

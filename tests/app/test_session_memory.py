@@ -11,11 +11,10 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-from streamlit.runtime.media_file_manager import MediaFileManager
 
 from viz_app import page as page_helpers
 
-from .conftest import assert_clean, open_page
+from .conftest import assert_clean, open_keeping_downloads, open_page
 
 PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "app_pages").glob("*.py"))
 
@@ -33,15 +32,7 @@ def test_every_page_is_checked():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_finished_run_keeps_nothing_of_its_page(page):
-    kept = []  # what the server's media file manager keeps: every deferred download's callable
-    add = MediaFileManager.add_deferred
-
-    def keep(self, fn, *args, **kwargs):
-        kept.append(fn)
-        return add(self, fn, *args, **kwargs)
-
-    with mock.patch.object(MediaFileManager, "add_deferred", keep):
-        at = open_page(page)
+    at, kept = open_keeping_downloads(page)  # held, as the server holds them for the session
     assert_clean(at)
     assert at.get("plotly_chart") or page == "overview"  # the page drew what it draws (overview: a diagram)
     assert not namespaces(page), "something the session keeps was made in the page script"
