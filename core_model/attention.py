@@ -6,9 +6,22 @@ import math
 import torch
 from torch import nn
 
+from .hook_points import record, scale_scores
 from .masks import apply_mask, masked_softmax
 from .positional import alibi_bias, rope_rotate
-from .trace import record, scale_scores
+
+# What an attention block records, in order: `<block path>.<leaf>`. attention() records the middle five.
+ATTN_LEAVES = (
+    "q",  # [b, h, q, d_head] queries (rotated, with RoPE)
+    "k",  # [b, h, k, d_head] keys (rotated, with RoPE; every cached step's, when decoding with a cache)
+    "v",  # [b, h, k, d_head] values
+    "scores",  # [b, h, q, k] Q Kᵀ
+    "scores_scaled",  # [b, h, q, k] / √d_head (unless switched off), + the ALiBi bias
+    "scores_masked",  # [b, h, q, k] -inf where a query may not attend
+    "pattern",  # [b, h, q, k] softmax weights: rows sum to 1 (0 for a fully blocked row)
+    "z",  # [b, h, q, d_head] pattern @ V: each head's output
+    "out",  # [b, q, d_model] the heads side by side, through W_O
+)
 
 
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None):
@@ -34,6 +47,7 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=No
 
 class MultiHeadAttention(nn.Module):
     """Self- or cross-attention with separate Q, K, V and output projections (W_Q, W_K, W_V, W_O)."""
+    LEAVES = ATTN_LEAVES
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
                  positional: str = "none", base: float = 10000.0):

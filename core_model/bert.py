@@ -12,9 +12,9 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import CheckpointError, Loaded, check_size, read_tensors
 from .config import ModelConfig
 from .model import Transformer
+from .safe_load import CheckpointError, Loaded, check_size, read_tensors
 from .tokenizer import WordPieceTokenizer
 
 SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}

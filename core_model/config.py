@@ -44,16 +44,24 @@ class ModelConfig:
             raise ValueError(problem)
 
     def _problems(self):
-        def choice(name, options):
+        """Every reason this config cannot build a model, in the order they are reported."""
+        yield from self._choice_problems()
+        yield from self._count_problems()
+        yield from self._shape_problems()
+        yield from self._number_problems()
+        yield from self._stack_problems()
+        yield from self._switch_problems()
+        yield from self._special_id_problems()
+
+    def _choice_problems(self):
+        for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
+                              ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
 
-        yield from choice("architecture", ARCHITECTURES)
-        yield from choice("activation", ACTIVATIONS)
-        yield from choice("norm", NORMS)
-        yield from choice("norm_placement", NORM_PLACEMENTS)
-        yield from choice("positional", POSITIONALS)
+    def _count_problems(self):
+        """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""
         positive = ["d_model", "n_heads", "d_ff", "max_len"]
         positive += [f"{side}_vocab_size" for side in self.sides]
         for name in positive:
@@ -65,6 +73,9 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."
+
+    def _shape_problems(self):
+        """Widths that heads, RoPE's pairs and the sinusoid's sine/cosine pairs must divide."""
         if isinstance(self.d_model, int) and isinstance(self.n_heads, int) and self.n_heads > 0 \
                 and self.d_model % self.n_heads:
             yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
@@ -72,23 +83,31 @@ class ModelConfig:
             yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
         if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
             yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+
+    def _number_problems(self):
         if not (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1):
             yield f"dropout is {self.dropout!r}, but must be a number from 0 up to (not including) 1."
         if not (isinstance(self.norm_eps, (int, float)) and 0 < self.norm_eps < 1):
             yield f"norm_eps is {self.norm_eps!r}, but must be a small positive number."
         if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1):
             yield f"positional_base is {self.positional_base!r}, but must be a number above 1."
+
+    def _stack_problems(self):
         for name, stack, needed in (("n_encoder_layers", "encoder", self.has_encoder),
                                     ("n_decoder_layers", "decoder", self.has_decoder)):
             value = getattr(self, name)
             if needed and value < 1:
                 yield f"{name} is {value}, but architecture {self.architecture!r} needs at least one {stack} layer."
+
+    def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
         if self.tie_embeddings and self.architecture == "encoder":
             yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
+
+    def _special_id_problems(self):
         for side in self.sides:
             size = getattr(self, f"{side}_vocab_size")
             for name in ("pad_id", "unk_id", "bos_id", "eos_id"):

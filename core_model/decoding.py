@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from .model import KVCache, Transformer
-from .trace import recording
+from .trace import Trace, recording
 
 DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's cfg.max_len
 
@@ -136,11 +136,11 @@ def _advance(run: _Run, prefixes: torch.Tensor):
         # pad_mask=False: a generated prefix is never padding, even if the model emits pad_id.
         hidden = model.decode(new, memory, mask, pad_mask=False, cache=run.cache)
         logits = model.project(hidden[:, -1:])[:, 0]  # [b, vocab]
-    layers = range(model.cfg.n_decoder_layers)
+    trace, layers = Trace(values), range(model.cfg.n_decoder_layers)
 
     def rows(kind):
         # each pattern is [b, h, q, k]; keep the last query, stack layers → [b, layers, h, k]
-        return np.stack([values[f"decoder.layers.{i}.{kind}.pattern"][:, :, -1] for i in layers], axis=1)
+        return np.stack([trace.attn("decoder", i, kind).pattern[:, :, -1] for i in layers], axis=1)
 
     return logits, rows("self_attn"), rows("cross_attn") if model.cfg.has_encoder else None
 

@@ -7,9 +7,11 @@ rate of head-averaged cross-attention against the gold word alignment. Language 
 """
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -18,7 +20,10 @@ import sacrebleu
 import torch
 
 from . import checkpoint, cli
+from .data import VOCABULARY, reverse
+from .decoding import sample
 from .model import Transformer
+from .tasks import TASKS, corpus, loss_fn, make_batch
 from .trace import run_with_trace
 
 
@@ -103,8 +108,6 @@ def evaluate_translation(loaded, pairs, aer_pairs: int = 300) -> dict:
 
 
 def evaluate_lm(loaded, sentences: list[str]) -> dict:
-    from .train import loss_fn, make_batch
-
     tok, cfg = loaded.tokenizers["tgt"], loaded.config
     total = count = 0.0
     with torch.no_grad():
@@ -116,8 +119,6 @@ def evaluate_lm(loaded, sentences: list[str]) -> dict:
 
 
 def evaluate(path: Path, task_name: str, seed: int = 0) -> dict:
-    from .train import TASKS, corpus
-
     loaded = checkpoint.load(path)
     task = TASKS[task_name]
     test = corpus(task, seed)["test"]
@@ -140,8 +141,6 @@ LIMITS = {
 
 def known_words(task_name: str) -> str:
     """The card's word list: English → French by part of speech, or the reversal vocabulary."""
-    from .data import VOCABULARY, reverse
-
     if task_name == "reverse":
         return ", ".join(reverse.WORDS)
     if task_name == "lm-en":
@@ -151,8 +150,6 @@ def known_words(task_name: str) -> str:
 
 def cpu_model() -> str:
     """The processor's name from /proc/cpuinfo, or the machine type where there is none."""
-    import platform
-
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -164,8 +161,6 @@ def cpu_model() -> str:
 
 def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: list[str]) -> str:
     """The model card: data, config, how it was trained and how long it took, metrics, limits, words."""
-    import datetime
-
     shown = {k: v for k, v in metrics.items() if k != "errors"}
     parts = [
         f"# {task.name}\n",
@@ -199,8 +194,6 @@ def card_metrics(card: str) -> dict:
 
 
 def lm_samples(loaded, n: int = 5) -> list[str]:
-    from .decoding import sample
-
     tok = loaded.tokenizers["tgt"]
     return [tok.decode(list(sample(loaded.model, [], temperature=0.8, seed=seed, max_len=40).ids)) for seed in range(n)]
 
@@ -217,8 +210,6 @@ def ship(run_checkpoint: Path, dest: Path, task, state: dict, command: str) -> d
 
 
 def main(argv=None) -> int:
-    from .train import TASKS
-
     parser = cli.Parser(prog="python -m core_model.evaluate", description=__doc__.split("\n")[0])
     parser.add_argument("checkpoint", type=cli.path, help="a checkpoint folder")
     parser.add_argument("--task", choices=sorted(TASKS), required=True)

@@ -6,10 +6,10 @@ import math
 import torch
 from torch import nn
 
-from .config import ModelConfig
-from .positional import LearnedPositions, SinusoidalPositions
 from .attention import MultiHeadAttention
-from .trace import record
+from .config import ModelConfig
+from .hook_points import record
+from .positional import LearnedPositions, SinusoidalPositions
 
 
 class RMSNorm(nn.Module):
@@ -30,8 +30,16 @@ def make_norm(cfg: ModelConfig) -> nn.Module:
     return nn.LayerNorm(cfg.d_model, eps=cfg.norm_eps)
 
 
+# What a feed-forward block records, in order: `<layer path>.ffn.<leaf>`.
+FFN_LEAVES = (
+    "hidden",  # [b, pos, d_ff] after the activation
+    "out",  # [b, pos, d_model]
+)
+
+
 class FeedForward(nn.Module):
     """linear2(act(linear1(x))), applied to every position alike."""
+    LEAVES = FFN_LEAVES
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
@@ -48,8 +56,19 @@ class FeedForward(nn.Module):
         return out
 
 
+# What an embedding stage records, in order: `src_embed.<leaf>` (encoder input), `tgt_embed.<leaf>` (decoder input).
+EMBED_LEAVES = (
+    "tok",  # [b, pos, d_model] the token vectors
+    "scaled",  # [b, pos, d_model] × √d_model if the config scales embeddings, else tok itself
+    "pos",  # [1, pos, d_model] sinusoidal or learned positions only (RoPE and ALiBi act inside attention)
+    "type",  # [b, pos, d_model] token-type vectors, only if the config has them (BERT)
+    "out",  # [b, pos, d_model] the sum (normalized, with embed_norm), what layer 0 reads
+)
+
+
 class Embeddings(nn.Module):
     """Token vector (× √d_model if configured) + position vector (+ token type), then dropout."""
+    LEAVES = EMBED_LEAVES
 
     def __init__(self, cfg: ModelConfig, vocab_size: int):
         super().__init__()
@@ -86,12 +105,27 @@ class Embeddings(nn.Module):
         return x
 
 
+# What a layer records itself: `encoder.layers.{i}.<leaf>`, `decoder.layers.{i}.<leaf>`; its blocks
+# record under self_attn., cross_attn. (ATTN_LEAVES) and ffn. (FFN_LEAVES). Each sublayer records its
+# norm and its residual sum: norm first in a pre-norm layer, the sum first in a post-norm one.
+LAYER_LEAVES = (
+    "resid_pre",  # [b, pos, d_model] what enters the layer: the embedding or the previous layer's output
+    "norm1",  # [b, pos, d_model] the norm around self-attention
+    "resid_mid",  # [b, pos, d_model] input + self-attention output
+    "norm2",  # [b, pos, d_model] the norm around cross-attention if the layer has it, else around the FFN
+    "resid_cross",  # [b, pos, d_model] + cross-attention output; layers with cross-attention only
+    "norm3",  # [b, pos, d_model] the norm around the FFN; layers with cross-attention only
+    "resid_post",  # [b, pos, d_model] + FFN output
+)
+
+
 class Layer(nn.Module):
     """Self-attention, optional cross-attention, FFN; each wrapped in residual + norm.
 
     Post-norm (the paper): x = norm(x + sublayer(x)). Pre-norm: x = x + sublayer(norm(x)).
     Names follow nn.TransformerEncoderLayer / nn.TransformerDecoderLayer.
     """
+    LEAVES = LAYER_LEAVES
 
     def __init__(self, cfg: ModelConfig, cross: bool):
         super().__init__()
@@ -125,6 +159,7 @@ class Layer(nn.Module):
         def cross_block(y):
             return self.cross_attn(y, memory, memory_mask, cache=None if cache is None else cache.setdefault("cross_attn", {}))[0]
 
+        record(self, "resid_pre", x)  # [b, q, d_model] what enters, so no reader re-derives it
         x = self.sublayer(x, self_block, self.norm1, "norm1", "resid_mid")
         if self.cross_attn is not None:
             x = self.sublayer(x, cross_block, self.norm2, "norm2", "resid_cross")
@@ -132,8 +167,15 @@ class Layer(nn.Module):
         return self.sublayer(x, self.ffn, self.norm2, "norm2", "resid_post")
 
 
+# What a stack records itself: `encoder.<leaf>`, `decoder.<leaf>`.
+STACK_LEAVES = (
+    "final_norm",  # [b, pos, d_model] pre-norm stacks only: the last layer's output, normalized
+)
+
+
 class Stack(nn.Module):
     """N layers, and a final norm for pre-norm stacks (post-norm layers already end in one)."""
+    LEAVES = STACK_LEAVES
 
     def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool):
         super().__init__()

@@ -5,9 +5,9 @@ import torch
 from torch import nn
 
 from .config import ModelConfig
+from .hook_points import record, set_paths
 from .layers import Embeddings, Stack
 from .masks import causal_mask, combine, padding_mask
-from .trace import record, set_paths
 
 
 class KVCache:
@@ -24,7 +24,16 @@ class KVCache:
                 block["k"], block["v"] = block["k"][index], block["v"][index]
 
 
+# What the model records at the top level, under these bare names; models with a decoder only.
+MODEL_LEAVES = (
+    "logits",  # [b, t, vocab] next-token scores
+    "probs",  # [b, t, vocab] their softmax
+)
+
+
 class Transformer(nn.Module):
+    LEAVES = MODEL_LEAVES
+
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg

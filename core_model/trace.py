@@ -1,63 +1,24 @@
-"""Per-call recording of every intermediate value, under stable dotted names.
+"""A trace: every value one call computed, by stable dotted name, with typed views.
 
-A trace is active only inside `recording()`, in the current thread or task (a ContextVar), so
-one model shared by many sessions records each call into that call's own dict. Modules call
-`record(self, "leaf", tensor)`; outside a trace that is a single ContextVar lookup.
+Recording itself is in hook_points (a ContextVar per call, never a torch hook); its names are
+re-exported here. A name is `<module path>.<leaf>`, the leaves each recording module declares
+beside it: EMBED_LEAVES, LAYER_LEAVES, ATTN_LEAVES, FFN_LEAVES, STACK_LEAVES, MODEL_LEAVES.
 """
 from __future__ import annotations
 
-import contextlib
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
-_ACTIVE: ContextVar[dict | None] = ContextVar("core_model_trace", default=None)
-_SCALE_SCORES: ContextVar[bool] = ContextVar("core_model_scale_scores", default=True)
+from .attention import ATTN_LEAVES
+from .hook_points import record, recording, scale_scores, set_paths  # noqa: F401  (callers import them from here)
+from .layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
+from .model import MODEL_LEAVES
 
-
-def record(module: torch.nn.Module, leaf: str, value: torch.Tensor) -> None:
-    """Store `value` as '<module path>.<leaf>' if a trace is active in this context."""
-    values = _ACTIVE.get()
-    if values is None:
-        return
-    path = getattr(module, "trace_path", "")
-    name = f"{path}.{leaf}" if path else leaf
-    if name in values:  # a cached decoding step records one new query row per call
-        raise RuntimeError(f"{name} was recorded twice in one trace.")
-    # No copy: nothing in the model changes a tensor in place once computed. The array shares the
-    # tensor's memory, so it is made read-only: no reader can alter what the model computed.
-    array = value.detach().to(torch.float32).cpu().numpy()
-    array.flags.writeable = False
-    values[name] = array
-
-
-def set_paths(model: torch.nn.Module) -> None:
-    """Give every submodule its dotted path, the prefix of the names it records."""
-    for path, module in model.named_modules():
-        module.trace_path = path
-
-
-def scale_scores() -> bool:
-    """Whether attention divides scores by sqrt(d_k) in this call (a teaching switch)."""
-    return _SCALE_SCORES.get()
-
-
-@contextlib.contextmanager
-def recording(scale: bool = True):
-    """Record into a fresh dict for the duration of the block; yields that dict."""
-    values: dict[str, np.ndarray] = {}
-    token = _ACTIVE.set(values)
-    scale_token = _SCALE_SCORES.set(scale)
-    try:
-        yield values
-    finally:
-        _SCALE_SCORES.reset(scale_token)
-        _ACTIVE.reset(token)
-
-
-ATTN_LEAVES = ("q", "k", "v", "scores", "scores_scaled", "scores_masked", "pattern", "z", "out")
+__all__ = ["ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES",
+           "AttnView", "EmbedView", "Trace", "as_batch", "record", "recording", "run_with_trace",
+           "scale_scores", "set_paths"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +48,7 @@ class EmbedView:
     scaled: np.ndarray
     pos: np.ndarray | None  # None for RoPE, ALiBi and no positional encoding
     out: np.ndarray
+    type: np.ndarray | None = None  # token-type vectors; None unless the model has them (BERT)
 
 
 class Trace:
@@ -125,11 +87,15 @@ class Trace:
     def embed(self, side: str) -> EmbedView:
         """The embedding stage of 'src' (encoder input) or 'tgt' (decoder input)."""
         prefix = f"{side}_embed."
-        return EmbedView(**{leaf: self._values.get(prefix + leaf) for leaf in ("tok", "scaled", "pos", "out")})
+        return EmbedView(**{leaf: self._values.get(prefix + leaf) for leaf in EMBED_LEAVES})
 
     def layer(self, stack: str, layer: int, leaf: str) -> np.ndarray:
-        """A per-layer value such as 'resid_mid', 'norm1' or 'ffn.hidden'."""
+        """A per-layer value: a leaf of LAYER_LEAVES ('resid_mid', 'norm1'), or 'ffn.hidden', 'self_attn.z'..."""
         return self._values[f"{stack}.layers.{layer}.{leaf}"]
+
+    def layer_input(self, stack: str, layer: int) -> np.ndarray:
+        """What enters a layer (its resid_pre): the embedding for layer 0, else the previous layer's output."""
+        return self._values[f"{stack}.layers.{layer}.resid_pre"]
 
     def layer_output(self, stack: str, layer: int) -> np.ndarray:
         """What a layer hands to the next layer.

@@ -13,7 +13,6 @@ import math
 import random
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -24,59 +23,13 @@ from tqdm import tqdm
 
 from . import checkpoint, cli
 from .config import ModelConfig
+from .evaluate import ship
 from .model import Transformer
+# Shared with evaluate.py; importable from here as before.
+from .tasks import TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
 from .tokenizer import Tokenizer
 
 STATE_JSON, STATE_TENSORS = "train_state.json", "optimizer.safetensors"
-
-
-@dataclass(frozen=True)
-class Task:
-    """What to train: a corpus, tokenizer sizes, a model shape and a training budget."""
-    name: str
-    config: dict
-    vocab: dict  # side -> tokenizer vocabulary size
-    steps: int
-    batch_size: int = 64
-    warmup: int = 400
-    lr_factor: float = 1.0
-    n_train: int = 40000
-    extra: dict = field(default_factory=dict)
-
-
-TASKS = {
-    "translate-en-fr": Task(
-        "translate-en-fr",
-        dict(architecture="encoder-decoder", d_model=128, n_heads=4, n_encoder_layers=3,
-             n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64),
-        vocab={"src": 900, "tgt": 1300}, steps=4000, batch_size=128, warmup=400, n_train=150000),
-    "lm-en": Task(
-        "lm-en",
-        dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
-             d_ff=256, dropout=0.1, max_len=512, norm_placement="pre", positional="alibi",
-             tie_embeddings=True),
-        vocab={"tgt": 800}, steps=3000, warmup=400),
-    "reverse": Task(
-        "reverse",
-        dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
-             n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=48),
-        vocab={"src": 400, "tgt": 400}, steps=6000, warmup=200, n_train=20000),
-}
-
-
-def corpus(task: Task, seed: int, n_train: int | None = None) -> dict:
-    """The task's splits as lists of (src text or None, tgt text, pair or None)."""
-    from .data import en_fr, reverse
-
-    n_train = n_train or task.n_train
-    if task.name == "lm-en":
-        sentences = en_fr.english_sentences(seed, n_train + 1000)
-        split = {"train": sentences[:n_train], "valid": sentences[n_train:n_train + 500],
-                 "test": sentences[n_train + 500:]}
-        return {k: [(None, s, None) for s in v] for k, v in split.items()}
-    make = en_fr.make_corpus if task.name == "translate-en-fr" else reverse.make_reverse_corpus
-    splits = make(seed=seed, n_train=n_train)
-    return {k: [(p.src, p.tgt, p) for p in v] for k, v in splits.items()}
 
 
 def encode_pairs(pairs, tokenizers, max_len: int) -> list[tuple[list[int] | None, list[int]]]:
@@ -84,19 +37,6 @@ def encode_pairs(pairs, tokenizers, max_len: int) -> list[tuple[list[int] | None
     encoded = [(None if src is None else tokenizers["src"].encode(src), tokenizers["tgt"].encode(tgt))
                for src, tgt, _ in pairs]
     return [(s, t) for s, t in encoded if (s is None or len(s) <= max_len) and len(t) < max_len]
-
-
-def pad(rows: list[list[int]], pad_id: int) -> torch.Tensor:
-    width = max(len(r) for r in rows)
-    return torch.tensor([r + [pad_id] * (width - len(r)) for r in rows], dtype=torch.long)
-
-
-def make_batch(examples, cfg: ModelConfig) -> dict:
-    """Teacher forcing: the decoder reads <s> y and must predict y </s>."""
-    batch = {"tgt_in": pad([[cfg.bos_id] + t for _, t in examples], cfg.pad_id),
-             "tgt_out": pad([t + [cfg.eos_id] for _, t in examples], cfg.pad_id)}
-    batch["src"] = pad([s for s, _ in examples], cfg.pad_id) if cfg.has_encoder else None
-    return batch
 
 
 def epoch_batches(examples, batch_size: int, seed: int, epoch: int) -> list[list]:
@@ -117,14 +57,6 @@ def learning_rate(step: int, d_model: int, warmup: int, factor: float) -> float:
     """lr = factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)  (Vaswani et al., 5.3)."""
     step = max(step, 1)
     return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
-
-
-def loss_fn(model: Transformer, batch: dict, smoothing: float) -> tuple[torch.Tensor, int]:
-    logits = model(batch["src"], batch["tgt_in"])  # [b, t, vocab]
-    target = batch["tgt_out"]
-    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(),
-                                             ignore_index=model.cfg.pad_id, label_smoothing=smoothing)
-    return loss, int((target != model.cfg.pad_id).sum())
 
 
 def optimizer_files(optimizer: torch.optim.Optimizer, state: dict) -> dict[str, bytes]:
@@ -172,15 +104,9 @@ def build_tokenizers(task: Task, splits: dict, folder: Path) -> dict:
             for side, size in task.vocab.items()}
 
 
-def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume: bool = False,
-          n_train: int | None = None, validate_every: int = 500, save_every: int = 500,
-          progress: bool = True) -> dict:
-    """Train (or resume) into out/checkpoint; return the run's summary."""
-    steps = steps or task.steps
-    torch.manual_seed(seed)
-    splits = corpus(task, seed, n_train)
-    ckpt = out / "checkpoint"
-    found = checkpoint.find(ckpt) if resume else None
+def starting_point(task: Task, splits: dict, out: Path, resume: bool, seed: int):
+    """(model, tokenizers, optimizer, state): those of out/checkpoint when resuming from it, else new ones."""
+    found = checkpoint.find(out / "checkpoint") if resume else None
     if resume and found is None:
         print(f"No checkpoint in {out} yet: starting from step 0.", file=sys.stderr)
     if found:
@@ -190,45 +116,80 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
         tokenizers = build_tokenizers(task, splits, out / "tokenizers")
         sizes = {f"{side}_vocab_size": tok.vocab_size for side, tok in tokenizers.items()}
         model = Transformer(ModelConfig(**task.config, **sizes))
-    train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
-    valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
     state = {"step": 0, "seconds": 0.0, "tokens": 0, "valid_loss": None, "seed": seed, "task": task.name}
     if found:
         state.update(restore_optimizer(found, optimizer))
         print(f"Resuming from {found} at step {state['step']}.", file=sys.stderr)
+    return model, tokenizers, optimizer, state
+
+
+def batches_from(step: int, examples, batch_size: int, seed: int, steps: int):
+    """The batches of steps step+1 … steps, epoch after epoch: the ones an uninterrupted run draws there."""
+    per_epoch = math.ceil(len(examples) / batch_size)
+    while step < steps:
+        epoch, offset = divmod(step, per_epoch)
+        for examples_of_step in epoch_batches(examples, batch_size, seed, epoch)[offset:]:
+            yield examples_of_step
+            step += 1
+            if step == steps:
+                return
+
+
+def optimizer_step(model: Transformer, optimizer: torch.optim.Optimizer, examples, task: Task, step: int):
+    """One update at the schedule's learning rate for `step`; returns (loss, target tokens in the batch)."""
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate(step, model.cfg.d_model, task.warmup, task.lr_factor)
+    loss, n_tokens = loss_fn(model, make_batch(examples, model.cfg), smoothing=0.1)
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return loss, n_tokens
+
+
+class Progress:
+    """The progress bar, showing the loss and the target tokens per second every 20 steps."""
+
+    def __init__(self, steps: int, start: int, enabled: bool):
+        self.bar = tqdm(total=steps, initial=start, disable=not enabled, unit="step", file=sys.stderr)
+        self.tokens, self.since = 0, time.perf_counter()
+
+    def step(self, step: int, loss: torch.Tensor, n_tokens: int) -> None:
+        self.tokens += n_tokens
+        if step % 20 == 0:
+            rate = self.tokens / (time.perf_counter() - self.since)
+            self.bar.set_postfix(loss=f"{loss.item():.3f}", tok_s=f"{rate:,.0f}")
+            self.tokens, self.since = 0, time.perf_counter()
+        self.bar.update(1)
+
+
+def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume: bool = False,
+          n_train: int | None = None, validate_every: int = 500, save_every: int = 500,
+          progress: bool = True) -> dict:
+    """Train (or resume) into out/checkpoint; return the run's summary."""
+    steps = steps or task.steps
+    torch.manual_seed(seed)
+    splits = corpus(task, seed, n_train)
+    model, tokenizers, optimizer, state = starting_point(task, splits, out, resume, seed)
+    train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
+    valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     model.train()
-    bar = tqdm(total=steps, initial=state["step"], disable=not progress, unit="step", file=sys.stderr)
-    started, tokens_in_window = time.perf_counter() - state["seconds"], 0
-    window_start = time.perf_counter()
-    while state["step"] < steps:
-        epoch, offset = divmod(state["step"], math.ceil(len(train_set) / task.batch_size))
-        for examples in epoch_batches(train_set, task.batch_size, seed, epoch)[offset:]:
-            state["step"] += 1
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate(state["step"], model.cfg.d_model, task.warmup, task.lr_factor)
-            loss, n_tokens = loss_fn(model, make_batch(examples, model.cfg), smoothing=0.1)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            state["tokens"] += n_tokens
-            tokens_in_window += n_tokens
-            if state["step"] % 20 == 0:
-                rate = tokens_in_window / (time.perf_counter() - window_start)
-                bar.set_postfix(loss=f"{loss.item():.3f}", tok_s=f"{rate:,.0f}")
-                tokens_in_window, window_start = 0, time.perf_counter()
-            bar.update(1)
-            last = state["step"] == steps
-            if state["step"] % validate_every == 0 or last:
-                state["valid_loss"] = validation_loss(model, valid_set, 128)
-                bar.write(f"step {state['step']}: valid loss {state['valid_loss']:.4f}")
-            if state["step"] % save_every == 0 or last:
-                state["seconds"] = time.perf_counter() - started
-                extra = optimizer_files(optimizer, state)
-                checkpoint.save(ckpt, model, tokenizers, f"Training checkpoint of {task.name}, step {state['step']}.\n", extra)
-            if last:
-                break
-    bar.close()
+    shown = Progress(steps, state["step"], progress)
+    started = time.perf_counter() - state["seconds"]
+    for examples in batches_from(state["step"], train_set, task.batch_size, seed, steps):
+        state["step"] += 1
+        loss, n_tokens = optimizer_step(model, optimizer, examples, task, state["step"])
+        state["tokens"] += n_tokens
+        shown.step(state["step"], loss, n_tokens)
+        last = state["step"] == steps
+        if state["step"] % validate_every == 0 or last:
+            state["valid_loss"] = validation_loss(model, valid_set, 128)
+            shown.bar.write(f"step {state['step']}: valid loss {state['valid_loss']:.4f}")
+        if state["step"] % save_every == 0 or last:
+            state["seconds"] = time.perf_counter() - started
+            card = f"Training checkpoint of {task.name}, step {state['step']}.\n"
+            checkpoint.save(out / "checkpoint", model, tokenizers, card, optimizer_files(optimizer, state))
+    shown.bar.close()
     state["seconds"] = time.perf_counter() - started
     model.eval()
     return state
@@ -270,7 +231,6 @@ def main(argv=None) -> int:
         return cli.fail(e)
     print(json.dumps({k: state[k] for k in ("task", "step", "seconds", "tokens", "valid_loss")}))
     if args.ship:
-        from .evaluate import ship
         command = "python -m core_model.train " + " ".join(argv if argv is not None else sys.argv[1:])
         try:
             ship(args.out / "checkpoint", args.ship, task, state, command)

@@ -35,7 +35,7 @@ import random
 from dataclasses import dataclass
 from typing import NamedTuple, Union
 
-from . import Pair
+from .pair import Pair
 
 # ---------------------------------------------------------------------------------------------
 # Word tables. Category letters say which words can go together, so the sentences make sense:

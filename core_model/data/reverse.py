@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from . import Pair
+from .pair import Pair
 
 # Short, distinct words, each a single token for most tokenizers.
 WORDS = ("a", "b", "c", "d", "e", "f", "g", "h", "red", "blue", "green", "cat", "dog", "sun",

@@ -16,6 +16,7 @@ from core_model import ModelConfig, Transformer
 from core_model.layers import Embeddings, Layer, RMSNorm
 from core_model.masks import causal_mask, combine, padding_mask
 from core_model.positional import sinusoidal_table
+from tests.tolerance import assert_activations_close
 
 D, H, D_FF, PAD = 16, 4, 32, 0
 SRC = torch.tensor([[5, 6, 7, 8, 9, 10], [5, 6, 7, 8, PAD, PAD]])
@@ -57,7 +58,7 @@ def test_encoder_layer_matches_torch(placement, activation, norm, copy_from_torc
     # Gradients stay on so torch takes its reference path, not the fused inference kernel.
     expected = ref(x, src_key_padding_mask=SRC == PAD)
     got = ours(x, mask=padding_mask(SRC, PAD))
-    assert torch.allclose(got, expected, atol=1e-5)
+    assert_activations_close(got, expected)
 
 
 @pytest.mark.parametrize("placement, activation, norm", VARIANTS)
@@ -69,7 +70,7 @@ def test_decoder_layer_matches_torch(placement, activation, norm, copy_from_torc
                    memory_key_padding_mask=SRC == PAD)
     got = ours(x, mask=combine(causal_mask(t), padding_mask(TGT, PAD)), memory=memory,
                memory_mask=padding_mask(SRC, PAD))
-    assert torch.allclose(got, expected, atol=1e-5)
+    assert_activations_close(got, expected)
 
 
 @pytest.mark.parametrize("placement", ["post", "pre"])
@@ -91,7 +92,7 @@ def test_whole_encoder_decoder_matches_torch_stacks(placement, copy_from_torch):
     memory = encoder(model.src_embed(SRC), src_key_padding_mask=SRC == PAD)
     hidden = decoder(model.tgt_embed(TGT), memory, tgt_mask=~causal_mask(TGT.shape[1])[0, 0],
                      tgt_key_padding_mask=TGT == PAD, memory_key_padding_mask=SRC == PAD)
-    assert torch.allclose(model(SRC, TGT), model.generator(hidden), atol=1e-4)
+    assert_activations_close(model(SRC, TGT), model.generator(hidden))
 
 
 @pytest.mark.parametrize("eps", [1e-5, 0.5])
@@ -104,10 +105,10 @@ def test_rms_norm_matches_its_formula(eps):
     x64, g = x.double().numpy(), norm.weight.detach().double().numpy()
     expected = x64 / np.sqrt((x64 ** 2).mean(-1, keepdims=True) + eps) * g
     got = norm(x).detach().numpy()
-    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+    assert_activations_close(got, expected)
     torch_norm = nn.RMSNorm(D, eps=eps)
     torch_norm.load_state_dict(norm.state_dict())
-    assert torch.allclose(norm(x), torch_norm(x), atol=1e-6)
+    assert_activations_close(norm(x), torch_norm(x))
 
 
 def test_embeddings_scale_tokens_and_add_positions_from_start():

@@ -11,8 +11,12 @@ import pytest
 import torch
 
 from core_model import ModelConfig, Transformer, run_with_trace
+from core_model.attention import ATTN_LEAVES, MultiHeadAttention
+from core_model.layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES, Embeddings, FeedForward, Layer, Stack
+from core_model.model import MODEL_LEAVES
 from core_model.positional import sinusoidal_table
 from core_model.trace import Trace, recording
+from tests.tolerance import assert_activations_close
 
 PAD = 0
 SRC = [[5, 6, 7, 8, 9], [5, 6, 7, PAD, PAD]]  # the second sentence is padded
@@ -39,10 +43,12 @@ def trace_of(model, src=SRC, tgt=TGT, **options) -> Trace:
 # --- names -----------------------------------------------------------------------------------
 
 # From DESIGN.md's "Trace names", for one encoder layer and one decoder layer, sinusoidal
-# positions, post-norm (so no final norms). The decoder layer's third sublayer follows
-# nn.TransformerDecoderLayer: cross-attention is wrapped by norm2, the FFN by norm3.
+# positions, post-norm (so no final norms). Every layer first records what enters it (resid_pre).
+# The decoder layer's third sublayer follows nn.TransformerDecoderLayer: cross-attention is
+# wrapped by norm2, the FFN by norm3.
 GOLDEN_NAMES = [
     "src_embed.tok", "src_embed.scaled", "src_embed.pos", "src_embed.out",
+    "encoder.layers.0.resid_pre",
     "encoder.layers.0.self_attn.q", "encoder.layers.0.self_attn.k", "encoder.layers.0.self_attn.v",
     "encoder.layers.0.self_attn.scores", "encoder.layers.0.self_attn.scores_scaled",
     "encoder.layers.0.self_attn.scores_masked", "encoder.layers.0.self_attn.pattern",
@@ -51,6 +57,7 @@ GOLDEN_NAMES = [
     "encoder.layers.0.ffn.hidden", "encoder.layers.0.ffn.out",
     "encoder.layers.0.resid_post", "encoder.layers.0.norm2",
     "tgt_embed.tok", "tgt_embed.scaled", "tgt_embed.pos", "tgt_embed.out",
+    "decoder.layers.0.resid_pre",
     "decoder.layers.0.self_attn.q", "decoder.layers.0.self_attn.k", "decoder.layers.0.self_attn.v",
     "decoder.layers.0.self_attn.scores", "decoder.layers.0.self_attn.scores_scaled",
     "decoder.layers.0.self_attn.scores_masked", "decoder.layers.0.self_attn.pattern",
@@ -79,7 +86,7 @@ def test_pre_norm_adds_final_norms_and_normalizes_before_each_sublayer():
     assert names[-3:] == ["decoder.final_norm", "logits", "probs"]
     # Pre-norm: norm1 is computed before the attention it feeds, the residual sum after.
     layer = "encoder.layers.0."
-    order = [layer + leaf for leaf in ("norm1", "self_attn.q", "self_attn.out", "resid_mid",
+    order = [layer + leaf for leaf in ("resid_pre", "norm1", "self_attn.q", "self_attn.out", "resid_mid",
                                        "norm2", "ffn.hidden", "ffn.out", "resid_post")]
     assert [n for n in names if n in order] == order
 
@@ -95,7 +102,8 @@ def test_positions_inside_attention_record_no_position_vector(positional):
 
 def test_decoder_only_model_records_no_encoder_and_no_cross_attention():
     names = trace_of(make_model(architecture="decoder")).names
-    assert names[:4] == ["tgt_embed.tok", "tgt_embed.scaled", "tgt_embed.pos", "tgt_embed.out"]
+    assert names[:5] == ["tgt_embed.tok", "tgt_embed.scaled", "tgt_embed.pos", "tgt_embed.out",
+                         "decoder.layers.0.resid_pre"]
     assert not [n for n in names if n.startswith(("src_embed", "encoder")) or "cross_attn" in n]
     assert names[-6:] == ["decoder.layers.0.ffn.hidden", "decoder.layers.0.ffn.out",
                           "decoder.layers.0.resid_post", "decoder.layers.0.norm2", "logits", "probs"]
@@ -110,10 +118,44 @@ def test_recorded_shapes_follow_the_design():
     assert trace["decoder.layers.0.cross_attn.k"].shape == (b, N_HEADS, s, D_HEAD)  # [b, h, pos, d_head]
     assert trace["decoder.layers.0.cross_attn.z"].shape == (b, N_HEADS, t, D_HEAD)
     assert trace["encoder.layers.0.norm2"].shape == (b, s, D_MODEL)  # [b, pos, d_model]
+    assert trace["decoder.layers.0.resid_pre"].shape == (b, t, D_MODEL)
     assert trace["encoder.layers.0.ffn.hidden"].shape == (b, s, 32)
     assert trace["src_embed.pos"].shape == (1, s, D_MODEL)  # shared by the batch
     assert trace["logits"].shape == trace["probs"].shape == (b, t, vocab)
     assert all(trace[n].dtype == np.float32 for n in trace.names)
+
+
+# Each recording module declares its leaves beside it; every configuration between them records
+# each declared leaf somewhere, and nothing undeclared.
+LEAVES_OF = {Embeddings: EMBED_LEAVES, Layer: LAYER_LEAVES, MultiHeadAttention: ATTN_LEAVES,
+             FeedForward: FFN_LEAVES, Stack: STACK_LEAVES, Transformer: MODEL_LEAVES}
+CONFIGS = [dict(), dict(norm_placement="pre"), dict(architecture="decoder", positional="rope"),
+           dict(architecture="encoder", type_vocab_size=2, embed_norm=True, positional="learned")]
+
+
+def test_every_recorded_name_is_a_leaf_its_module_declares():
+    seen = set()
+    for overrides in CONFIGS:
+        model = make_model(**overrides)
+        for name in trace_of(model).names:
+            path, _, leaf = name.rpartition(".")
+            module = model.get_submodule(path)
+            assert module.LEAVES is LEAVES_OF[type(module)]
+            assert leaf in module.LEAVES, f"{name}: {leaf!r} is not among {type(module).__name__}.LEAVES"
+            seen.add((type(module), leaf))
+    declared = {(cls, leaf) for cls, leaves in LEAVES_OF.items() for leaf in leaves}
+    assert declared == seen, f"declared but never recorded: {sorted((c.__name__, l) for c, l in declared - seen)}"
+
+
+@pytest.mark.parametrize("placement", ["post", "pre"])
+def test_what_enters_a_layer_is_the_embedding_or_the_previous_layers_output(placement):
+    trace = trace_of(make_model(n_encoder_layers=3, n_decoder_layers=3, norm_placement=placement))
+    for stack, side in (("encoder", "src"), ("decoder", "tgt")):
+        for i in range(3):
+            before = trace.embed(side).out if i == 0 else trace.layer_output(stack, i - 1)
+            np.testing.assert_array_equal(trace.layer(stack, i, "resid_pre"), before)  # exactly: the same tensor
+            assert trace.layer_input(stack, i) is trace[f"{stack}.layers.{i}.resid_pre"]
+            assert trace.layer_input(stack, i).shape == (2, len(SRC[0] if side == "src" else TGT[0]), D_MODEL)
 
 
 def test_recording_the_same_name_twice_is_refused():
@@ -179,10 +221,10 @@ def test_unscaled_trace_leaves_the_model_as_it_was():
 def test_heads_outputs_are_pattern_times_values_then_w_o(stack, kind):
     model = make_model()
     view = trace_of(model).attn(stack, 0, kind)
-    np.testing.assert_allclose(view.z, view.pattern @ view.v, atol=1e-6)
+    assert_activations_close(view.z, view.pattern @ view.v)
     out_proj = getattr(getattr(model, stack).layers[0], kind).out_proj
     w, b = out_proj.weight.detach().numpy(), out_proj.bias.detach().numpy()
-    np.testing.assert_allclose(view.out, view.concat @ w.T + b, atol=1e-5)
+    assert_activations_close(view.out, view.concat @ w.T + b)
 
 
 def split_heads(x: np.ndarray) -> np.ndarray:
@@ -197,7 +239,7 @@ def test_queries_keys_values_are_the_projected_layer_input():
     attn = model.encoder.layers[0].self_attn
     for leaf, proj in (("q", attn.q_proj), ("k", attn.k_proj), ("v", attn.v_proj)):
         expected = split_heads(x @ proj.weight.detach().numpy().T + proj.bias.detach().numpy())
-        np.testing.assert_allclose(getattr(view, leaf), expected, atol=1e-5)
+        assert_activations_close(getattr(view, leaf), expected)
 
 
 def test_probs_are_the_softmax_of_the_logits():
@@ -230,7 +272,7 @@ def test_later_target_tokens_do_not_change_earlier_logits(architecture, position
     src = [SRC[0]] if model.cfg.has_encoder else None
     first, _ = run_with_trace(model, src, [2, 11, 12, 13, 14, 15])
     second, _ = run_with_trace(model, src, [2, 11, 12, 30, 31, 32])  # changed from position 3 on
-    torch.testing.assert_close(second[:, :3], first[:, :3], rtol=0, atol=1e-6)
+    assert_activations_close(second[:, :3], first[:, :3])
     assert not torch.allclose(second[:, 3:], first[:, 3:], atol=1e-3)
 
 
@@ -239,9 +281,9 @@ def test_padding_the_source_leaves_real_outputs_unchanged(positional):
     model = make_model(positional=positional, n_encoder_layers=2, n_decoder_layers=2)
     short, short_trace = run_with_trace(model, [5, 6, 7], [2, 11, 12])
     padded, padded_trace = run_with_trace(model, [5, 6, 7, PAD, PAD, PAD], [2, 11, 12])
-    torch.testing.assert_close(padded, short, rtol=0, atol=1e-6)
+    assert_activations_close(padded, short)
     name = "encoder.layers.1.norm2"  # the memory the decoder reads, at the real positions
-    np.testing.assert_allclose(padded_trace[name][:, :3], short_trace[name], rtol=0, atol=1e-6)
+    assert_activations_close(padded_trace[name][:, :3], short_trace[name])
 
 
 def test_switching_off_the_padding_mask_lets_attention_leak_onto_padding():
@@ -282,7 +324,7 @@ def test_concurrent_traces_on_one_shared_model_do_not_mix():
 def test_attn_view_holds_the_named_arrays_and_concatenates_heads():
     trace = trace_of(make_model())
     view = trace.attn("decoder", 0, "cross_attn")
-    for leaf in ("q", "k", "v", "scores", "scores_scaled", "scores_masked", "pattern", "z", "out"):
+    for leaf in ATTN_LEAVES:
         assert getattr(view, leaf) is trace[f"decoder.layers.0.cross_attn.{leaf}"]
     assert trace.attn("decoder", 0).pattern is trace["decoder.layers.0.self_attn.pattern"]
     # Head h's output occupies columns h·d_head … (h+1)·d_head of the concatenation.
@@ -296,7 +338,7 @@ def test_embed_view_shows_scaling_and_the_sinusoid():
     src = trace.embed("src")
     np.testing.assert_allclose(src.scaled, src.tok * math.sqrt(D_MODEL), rtol=1e-6)
     np.testing.assert_allclose(src.pos[0], sinusoidal_table(5, D_MODEL).numpy(), atol=1e-7)
-    np.testing.assert_allclose(src.out, src.scaled + src.pos, atol=1e-6)  # eval: dropout is off
+    assert_activations_close(src.out, src.scaled + src.pos)  # eval: dropout is off
     assert trace.embed("tgt").tok is trace["tgt_embed.tok"]
 
 
@@ -316,13 +358,11 @@ def test_layer_output_is_what_the_next_layer_reads(placement):
     if placement == "post":  # layer 1's queries are projected straight from layer 0's output
         q_proj = layer1.self_attn.q_proj
         q = split_heads(first @ q_proj.weight.detach().numpy().T + q_proj.bias.detach().numpy())
-        np.testing.assert_allclose(trace.attn("encoder", 1).q, q, atol=1e-5)
+        assert_activations_close(trace.attn("encoder", 1).q, q)
         np.testing.assert_array_equal(last, memory.numpy())
     else:  # layer 1 first normalizes it; the stack's final norm turns the last output into memory
-        np.testing.assert_allclose(layer1.norm1(torch.tensor(first)).detach().numpy(),
-                                   trace.layer("encoder", 1, "norm1"), atol=1e-6)
-        np.testing.assert_allclose(model.encoder.final_norm(torch.tensor(last)).detach().numpy(),
-                                   memory.numpy(), atol=1e-6)
+        assert_activations_close(layer1.norm1(torch.tensor(first)), trace.layer("encoder", 1, "norm1"))
+        assert_activations_close(model.encoder.final_norm(torch.tensor(last)), memory)
         np.testing.assert_array_equal(trace["encoder.final_norm"], memory.numpy())
 
 

@@ -1,0 +1,83 @@
+"""What training and evaluation share: the tasks, their corpora, and teacher-forced batches and loss.
+
+train.py trains on these and evaluate.py measures on them (and ships a finished run), so both
+import this module and neither imports the other back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from .config import ModelConfig
+from .data import en_fr, reverse
+from .model import Transformer
+
+
+@dataclass(frozen=True)
+class Task:
+    """What to train: a corpus, tokenizer sizes, a model shape and a training budget."""
+    name: str
+    config: dict
+    vocab: dict  # side -> tokenizer vocabulary size
+    steps: int
+    batch_size: int = 64
+    warmup: int = 400
+    lr_factor: float = 1.0
+    n_train: int = 40000
+    extra: dict = field(default_factory=dict)
+
+
+TASKS = {
+    "translate-en-fr": Task(
+        "translate-en-fr",
+        dict(architecture="encoder-decoder", d_model=128, n_heads=4, n_encoder_layers=3,
+             n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64),
+        vocab={"src": 900, "tgt": 1300}, steps=4000, batch_size=128, warmup=400, n_train=150000),
+    "lm-en": Task(
+        "lm-en",
+        dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
+             d_ff=256, dropout=0.1, max_len=512, norm_placement="pre", positional="alibi",
+             tie_embeddings=True),
+        vocab={"tgt": 800}, steps=3000, warmup=400),
+    "reverse": Task(
+        "reverse",
+        dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
+             n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=48),
+        vocab={"src": 400, "tgt": 400}, steps=6000, warmup=200, n_train=20000),
+}
+
+
+def corpus(task: Task, seed: int, n_train: int | None = None) -> dict:
+    """The task's splits as lists of (src text or None, tgt text, pair or None)."""
+    n_train = n_train or task.n_train
+    if task.name == "lm-en":
+        sentences = en_fr.english_sentences(seed, n_train + 1000)
+        split = {"train": sentences[:n_train], "valid": sentences[n_train:n_train + 500],
+                 "test": sentences[n_train + 500:]}
+        return {k: [(None, s, None) for s in v] for k, v in split.items()}
+    make = en_fr.make_corpus if task.name == "translate-en-fr" else reverse.make_reverse_corpus
+    splits = make(seed=seed, n_train=n_train)
+    return {k: [(p.src, p.tgt, p) for p in v] for k, v in splits.items()}
+
+
+def pad(rows: list[list[int]], pad_id: int) -> torch.Tensor:
+    width = max(len(r) for r in rows)
+    return torch.tensor([r + [pad_id] * (width - len(r)) for r in rows], dtype=torch.long)
+
+
+def make_batch(examples, cfg: ModelConfig) -> dict:
+    """Teacher forcing: the decoder reads <s> y and must predict y </s>."""
+    batch = {"tgt_in": pad([[cfg.bos_id] + t for _, t in examples], cfg.pad_id),
+             "tgt_out": pad([t + [cfg.eos_id] for _, t in examples], cfg.pad_id)}
+    batch["src"] = pad([s for s, _ in examples], cfg.pad_id) if cfg.has_encoder else None
+    return batch
+
+
+def loss_fn(model: Transformer, batch: dict, smoothing: float) -> tuple[torch.Tensor, int]:
+    """Mean cross-entropy per target token (padding left out), and how many target tokens there were."""
+    logits = model(batch["src"], batch["tgt_in"])  # [b, t, vocab]
+    target = batch["tgt_out"]
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(),
+                                             ignore_index=model.cfg.pad_id, label_smoothing=smoothing)
+    return loss, int((target != model.cfg.pad_id).sum())
