@@ -7,6 +7,8 @@ import time
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from viz_app.registry import PAGES
+
 from .core import ROOT, load
 
 APP = str(ROOT / "app.py")
@@ -31,14 +33,8 @@ def sentence_of(name: str, n: int) -> tuple[str, int]:
 
 
 def page_paths() -> list[tuple[str, str]]:
-    """(file, url path) of every page in app.py's PAGES, read without running Streamlit."""
-    import ast
-
-    tree = ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PAGES":
-            return [(f, url) for f, _, url in ast.literal_eval(node.value)]
-    raise RuntimeError("app.py has no PAGES list")
+    """(file, url path) of every page, from the page registry."""
+    return [(p.path, p.name) for p in PAGES]
 
 
 def _errors(at: AppTest) -> list[str]:

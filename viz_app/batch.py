@@ -1,6 +1,7 @@
 """The masks page's batch: sentences padded together, the masks each attention block used.
 
-Plain helpers; loaders.padded_batch caches the traced batch itself.
+What needs torch, for loaders.padded_batch (which caches the traced batch) and for loaders only; the
+batch's views are in viz_app.views.masks.
 """
 from __future__ import annotations
 
@@ -11,29 +12,6 @@ import torch
 
 from core_model import masks
 from core_model.trace import Trace
-
-
-BATCH_SIZES = (2, 4)  # fewest and most sentences in the masks page's batch
-BLOCK_SIDES = {"encoder.self_attn": ("src", "src"), "decoder.self_attn": ("tgt", "tgt"),
-               "decoder.cross_attn": ("tgt", "src")}  # attention block → (query side, key side)
-
-
-def attention_blocks(cfg) -> list[str]:
-    """The attention blocks a model has, as 'stack.kind'."""
-    has = {"encoder": cfg.has_encoder, "decoder": cfg.has_decoder, "src": cfg.has_encoder, "tgt": cfg.has_decoder}
-    return [b for b, (_, keys) in BLOCK_SIDES.items() if has[b.split(".")[0]] and has[keys]]
-
-
-def batch_lines(text: str) -> tuple[tuple[str, ...], str | None]:
-    """The sentences of a batch, one per line, and the i18n key of what is wrong with them (or None)."""
-    # Only a newline ends a line: splitlines() would also break at control characters (\x0b, \x1c…), which
-    # are removed from each sentence instead, with a notice.
-    lines = tuple(line.strip() for line in text.strip().split("\n")) if text.strip() else ()
-    if not lines or any(not line for line in lines):
-        return lines, "masks.bad.empty_line" if lines else "masks.bad.count"
-    if not BATCH_SIZES[0] <= len(lines) <= BATCH_SIZES[1]:
-        return lines, "masks.bad.count"
-    return lines, None
 
 
 class SentenceError(ValueError):

@@ -9,7 +9,6 @@ without limit (tests/app/test_cache_bounds.py).
 from __future__ import annotations
 
 import tempfile
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +17,14 @@ import streamlit as st
 import torch
 
 from core_model import bert, checkpoint, decoding
-from core_model.positional import alibi_bias, rope_angles, rope_rotate
-from core_model.trace import Trace, run_with_trace
+from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
+from core_model.attention import attention
+from core_model.masks import causal_mask
+from core_model.trace import Trace, recording, run_with_trace
 
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
-from .figures.embeddings import nearest
+from .views.tokens import nearest
+from .text import clean, show_piece, token_labels, visible
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
@@ -59,29 +61,6 @@ class Prepared:
     notices: tuple[tuple[str, dict], ...]  # (i18n key, fields)
 
 
-def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
-    """Remove what no tokenizer can take (lone surrogates) or should see (control characters)."""
-    notices = []
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
-        text = "".join(c for c in text if not 0xD800 <= ord(c) <= 0xDFFF)
-        notices.append(("input.surrogate", {}))
-    kept = "".join(c for c in text if unicodedata.category(c) != "Cc" or c in " ")
-    if kept != text:
-        notices.append(("input.control", {}))
-    return kept, notices
-
-
-INVISIBLE = {0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-
-
-def visible(word: str, limit: int = 40) -> str:
-    """A word as a message can show it: cut to `limit` characters, zero-width and direction characters
-    as U+XXXX, a leading combining mark on a dotted circle (alone, it would sit on the text before it)."""
-    cut = word[:limit] + "…" if len(word) > limit else word
-    shown = "".join(f"U+{ord(c):04X}" if ord(c) in INVISIBLE else c for c in cut)
-    return "\u25cc" + shown if shown and unicodedata.combining(shown[0]) else shown
-
-
 def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
     """Words the tokenizer has no piece for: it fell back to bytes, <unk>, or one letter at a time."""
     pieces_of: dict[int, list[tuple[int, str]]] = {}
@@ -110,16 +89,6 @@ def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     if frame and ids:
         ids = [tokenizer.bos_id, *ids, tokenizer.eos_id]
     return Prepared(tuple(ids), tuple(notices))
-
-
-def show_piece(piece: str) -> str:
-    """A display piece without its word-start mark ▁ (a lone ▁, a space, stays as it is)."""
-    return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece
-
-
-def token_labels(tokenizer, ids) -> tuple[str, ...]:
-    """'3·the': position and piece, so repeated tokens stay distinct on an axis."""
-    return tuple(f"{i}·{show_piece(p)}" for i, p in enumerate(tokenizer.display_pieces(list(ids))))
 
 
 @dataclass(frozen=True)
@@ -249,6 +218,7 @@ class Neighbours:
     ids: np.ndarray  # [n, k]
     cosine: np.ndarray  # [n, k]
     vectors: np.ndarray  # [n, k, d_model]
+    pieces: tuple[tuple[str, ...], ...]  # [n][k] the neighbours' display pieces
 
 
 @st.cache_data(max_entries=32, max_size="32MB", show_spinner=False)
@@ -258,7 +228,14 @@ def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neig
     cfg = loaded.config
     weight = getattr(loaded.model, f"{side}_embed").tok.weight.detach().numpy()  # [vocab, d_model]
     found, cosine = nearest(weight, ids, k, exclude=(cfg.pad_id, cfg.unk_id, cfg.bos_id, cfg.eos_id))
-    return Neighbours(found, cosine, weight[found])
+    display = loaded.tokenizers[side].display_pieces
+    return Neighbours(found, cosine, weight[found], tuple(tuple(display(row.tolist())) for row in found))
+
+
+def token_pieces(name: str, side: str, ids: tuple[int, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The `side` tokenizer's display pieces of `ids`, and the word each belongs to (-1: none; cheap, not cached)."""
+    tokenizer = load_model(name).tokenizers[side]
+    return tuple(tokenizer.display_pieces(list(ids))), tuple(tokenizer.word_ids(list(ids)))
 
 
 # ----- positional page ----------------------------------------------------------------------
@@ -269,7 +246,7 @@ def model_positions(name: str, n: int) -> dict:
 
     sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, d_head/2],
     "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
-    alibi: {"bias": [h, n, n]}; none: {}.
+    alibi: {"bias": [h, n, n], "slopes": [h]}; none: {}.
     """
     loaded = load_model(name)
     cfg = loaded.config
@@ -284,8 +261,34 @@ def model_positions(name: str, n: int) -> dict:
             return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
                     "offset": (rq @ rk.T).numpy()}  # [n, n]
         if cfg.positional == "alibi":
-            return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy()}  # [h, n, n]
+            return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy(),  # [h, n, n]
+                    "slopes": alibi_slopes(cfg.n_heads).numpy()}  # [h]
     return {}
+
+
+@st.cache_data(max_entries=16, max_size="32MB", show_spinner=False)
+def sinusoid(length: int, d_model: int, base: float = 10000.0) -> np.ndarray:
+    """The paper's sinusoidal table for the lab's settings: [length, d_model] float32 (1 MiB at 512 × 512)."""
+    return sinusoidal_table(length, d_model, base).numpy()
+
+
+# ----- overview page ------------------------------------------------------------------------
+
+@st.cache_data(max_entries=32, max_size="4MB", show_spinner=False)
+def sentence_embedding(name: str, text: str) -> np.ndarray:
+    """An encoder's sentence embedding as sentence-transformers makes it: [d_model], length 1.
+
+    The last encoder layer's output of `run(name, text)`, averaged over its tokens (none is padding) and normalized.
+    """
+    loaded = load_model(name)
+    trace = run(name, text).trace
+    last = torch.tensor(trace.layer_output("encoder", loaded.config.n_encoder_layers - 1))  # [1, n, d_model], a copy
+    return bert.sentence_embedding(last, torch.ones(last.shape[:2], dtype=torch.bool)).numpy()[0]  # [d_model]
+
+
+def parameter_counts(name: str) -> dict[str, int]:
+    """Trainable parameters per top-level part of the model (src_embed, encoder, ...), a tied matrix once."""
+    return load_model(name).model.parameter_counts()
 
 
 # ----- FFN, residual & normalization page: the logit lens -----------------------------------
@@ -327,3 +330,47 @@ def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True,
     return Lens(np.take_along_axis(probs, final_ids[None, :, None], -1)[..., 0],
                 top_ids, np.take_along_axis(probs, top_ids, -1),
                 tuple(tuple(pieces(pos) for pos in layer) for layer in top_ids), final_ids)
+
+
+# ----- self-attention step by step and the worked example: a head's weights, a hand-set head ------
+
+def head_weights(block: torch.nn.Module, head: int) -> dict[str, np.ndarray]:
+    """W_Q, W_K, W_V of one head as [d_model, d_head] (so Q = X W_Q + b_Q), their biases, and W_O, b_O.
+
+    A model without biases gets zero biases, so the formulas hold as written.
+    """
+    d_head = block.d_head
+    rows = slice(head * d_head, (head + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
+    out = {}
+    for name, linear in (("q", block.q_proj), ("k", block.k_proj), ("v", block.v_proj)):
+        out[f"w_{name}"] = linear.weight.detach()[rows].T.numpy().copy()  # [d_model, d_head]; never a view of the model
+        bias = torch.zeros(block.n_heads * d_head) if linear.bias is None else linear.bias.detach()
+        out[f"b_{name}"] = bias[rows].numpy().copy()
+    out["w_o"] = block.out_proj.weight.detach().T.numpy().copy()  # [h·d_head, d_model]
+    b_o = block.out_proj.bias
+    out["b_o"] = np.zeros(out["w_o"].shape[1], np.float32) if b_o is None else b_o.detach().numpy().copy()
+    return out
+
+
+@st.cache_data(max_entries=32, max_size="16MB", show_spinner=False)
+def block_weights(name: str, block: str, layer: int, head: int) -> dict[str, np.ndarray]:
+    """head_weights of one head of `block` ('stack.kind') at `layer` of the model `name`."""
+    stack, kind = block.split(".")
+    return head_weights(load_model(name).model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
+
+
+def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
+    """Q, K, V, the mask and every attention stage of a hand-set example, through core_model's attention()."""
+    def tensor(a):
+        return torch.as_tensor(np.asarray(a, dtype=np.float64))
+
+    x = tensor(x)
+    q, k, v = x @ tensor(w_q), x @ tensor(w_k), x @ tensor(w_v)  # [n, d_k]
+    n = x.shape[0]
+    mask = causal_mask(n) if causal else None  # [1, 1, n, n]
+    with torch.no_grad(), recording() as values:
+        attention(q[None, None], k[None, None], v[None, None], mask=mask)  # as one head of a batch of one
+    stages = {"q": q.numpy(), "k": k.numpy(), "v": v.numpy(),
+              "mask": np.ones((n, n)) if mask is None else mask[0, 0].numpy().astype(np.float64)}
+    stages.update({name: values[name][0, 0] for name in ("scores", "scores_scaled", "scores_masked", "pattern", "z")})
+    return stages

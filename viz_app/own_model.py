@@ -22,6 +22,7 @@ from core_model import checkpoint
 
 from . import loaders
 from .i18n import t
+from .text import literal
 
 OWN = "own_models"  # session state: {model name: its title in the model list}
 MESSAGE = "own_message"  # session state: (kind, i18n key, fields) of the last attempt, shown once
@@ -158,7 +159,5 @@ def render(sb) -> None:
         st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, help=t("own.folder.help"), max_chars=1000)
         if message:
             kind, text_key, fields = message
-            from .page import literal  # page imports the sidebar, which imports this module
-
             # The file name, the path and a loader's reason quote what the user typed: shown as typed, never as Markdown.
             (st.error if kind == "error" else st.success)(t(text_key, **{k: literal(v) for k, v in fields.items()}))

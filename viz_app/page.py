@@ -1,12 +1,11 @@
 """What every page does first: get the traced run for the sidebar's text, or say why not."""
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from . import loaders, sidebar, state
 from .i18n import t
+from .text import literal
 
 
 def start(need_model: bool = True):
@@ -19,15 +18,6 @@ def start(need_model: bool = True):
     if config is None and need_model:
         st.stop()
     return config
-
-
-def literal(text: str) -> str:
-    """Typed or linked text for a Markdown message, as a code span: shown as typed, so `![x](http://…)`
-    fetches nothing and a URL, `$x$` or `:red[x]` is not made a link, math or colour."""
-    text = " ".join(str(text).splitlines()) or '""'
-    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)  # longer than any run of ` inside
-    pad = " " if text[0] in "` " or text[-1] in "` " else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def show_notices(notices) -> None:
@@ -57,6 +47,14 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
         st.stop()
     show_notices(result.notices)
     return result
+
+
+def layer(n_layers: int, note: str) -> int:
+    """The sidebar's layer within a stack of n_layers; a clipped one is said with the i18n key `note` (n, layer)."""
+    chosen = min(st.session_state["layer"], n_layers - 1)
+    if chosen != st.session_state["layer"]:
+        st.caption(t(note, n=n_layers, layer=chosen))
+    return chosen
 
 
 def loaded():

@@ -6,6 +6,8 @@ import streamlit as st
 
 from . import loaders, own_model, state
 from .i18n import LANGUAGES, t
+from .views import blocks
+from .views.explorer import Marks
 
 EXAMPLES = {  # a first sentence for each shipped model, in words it knows
     "translate-en-fr": "the small girl does not see the red car",
@@ -25,18 +27,12 @@ def render():
     """Draw the sidebar and return the chosen model's config (None if no model loads)."""
     models = loaders.available_models() + own_model.models()
     sb = st.sidebar
-    state.synced("lang", "en")
-    if st.session_state["lang"] not in LANGUAGES:
-        state.bad_link("lang", st.session_state["lang"], "en")
-        st.session_state["lang"] = "en"
+    state.setting("lang", "en", ok=LANGUAGES.__contains__, say_stale=True)
     sb.radio(t("sidebar.lang"), list(LANGUAGES), key="lang", format_func=LANGUAGES.get, horizontal=True)
     if not models:
         sb.error(t("load.none"))
         return None
-    state.synced("model", models[0])
-    if st.session_state["model"] not in models:
-        state.bad_link("model", st.session_state["model"], models[0])
-        st.session_state["model"] = models[0]
+    state.setting("model", models[0], ok=models.__contains__, say_stale=True)
     sb.selectbox(t("sidebar.model"), models, key="model", on_change=on_model_change, format_func=own_model.labels())
     own_model.render(sb)
     try:
@@ -47,28 +43,37 @@ def render():
         return None
     sb.caption(t("sidebar.arch", arch=t(f"arch.{cfg.architecture}"), d_model=cfg.d_model, heads=cfg.n_heads,
                  enc=cfg.n_encoder_layers, dec=cfg.n_decoder_layers))
-    state.synced("src", EXAMPLES.get(st.session_state["model"], ""))
-    state.drop_surrogates("src")
-    sb.text_input(t("sidebar.src"), key="src", help=t("sidebar.src.help"), max_chars=2000)
-    if not state.linkable("src"):
+    texts(sb, cfg)
+    positions(sb, cfg)
+    return cfg
+
+
+def text_box(sb, key: str, default: str) -> None:
+    state.synced(key, default)
+    state.drop_surrogates(key)
+    sb.text_input(t(f"sidebar.{key}"), key=key, help=t(f"sidebar.{key}.help"), max_chars=2000)
+    if not state.linkable(key):
         sb.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+
+
+def texts(sb, cfg) -> None:
+    """The sentence, and for a translator the target to force on the decoder."""
+    text_box(sb, "src", EXAMPLES.get(st.session_state["model"], ""))
     if cfg.architecture == "encoder-decoder":
-        state.synced("tgt", "")
-        state.drop_surrogates("tgt")
-        sb.text_input(t("sidebar.tgt"), key="tgt", help=t("sidebar.tgt.help"), max_chars=2000)
-        if not state.linkable("tgt"):
-            sb.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
-    n_layers = max(cfg.n_encoder_layers, cfg.n_decoder_layers)
+        text_box(sb, "tgt", "")
+
+
+def positions(sb, cfg) -> None:
+    """Layer, head, and for a tokenizer that frames its input, the switch that hides [CLS] and [SEP]."""
     state.synced("layer", 0, state.parse_int)
-    state.clamp("layer", n_layers)
-    sb.selectbox(t("sidebar.layer"), range(n_layers), key="layer")
+    state.clamp("layer", max(cfg.n_encoder_layers, cfg.n_decoder_layers))
+    sb.selectbox(t("sidebar.layer"), range(max(cfg.n_encoder_layers, cfg.n_decoder_layers)), key="layer")
     state.synced("head", 0, state.parse_int)
     state.clamp("head", cfg.n_heads)
     sb.selectbox(t("sidebar.head"), range(cfg.n_heads), key="head")
     if any(tok.frames_input for tok in loaders.load_model(st.session_state["model"]).tokenizers.values()):
-        state.synced("hide_special", False, state.parse_bool)
+        state.setting("hide_special", False, state.parse_bool, state.is_bool)
         sb.toggle(t("sidebar.hide_special"), key="hide_special", help=t("sidebar.hide_special.help"))
-    return cfg
 
 
 def pick_head(chart: str, switch_off: str) -> None:
@@ -80,9 +85,13 @@ def pick_head(chart: str, switch_off: str) -> None:
         st.session_state[switch_off] = False
 
 
-def shown(tokenizer, ids) -> np.ndarray:
-    """The positions of `ids` the attention views draw: all, or all but [CLS] and [SEP] if the switch is on."""
-    ids = np.asarray(ids)
-    if st.session_state.get("hide_special") and tokenizer.frames_input:
-        return np.flatnonzero((ids != tokenizer.bos_id) & (ids != tokenizer.eos_id))
-    return np.arange(len(ids))
+def marks(tokenizers, run) -> dict[str, Marks]:
+    """By side, which tokens of the run the tokenizer calls special and which frame it ([CLS] … [SEP]): the
+    plain booleans the attention views take instead of a tokenizer."""
+    out = {}
+    for side, tokenizer in tokenizers.items():
+        ids = blocks.ids(run, side)
+        frame = tuple(np.array([i == end for i in ids], bool) for end in (tokenizer.bos_id, tokenizer.eos_id))
+        out[side] = Marks(np.array([tokenizer.is_special(i) for i in ids], bool),
+                          frame if tokenizer.frames_input else None)
+    return out

@@ -24,6 +24,10 @@ def parse_bool(raw: str) -> bool:
     raise ValueError(raw)
 
 
+def is_bool(value) -> bool:
+    return isinstance(value, bool)
+
+
 def synced(key: str, default, parse=str, ok=None):
     """The session's value for `key`, taken from the URL the first time, else `default`.
 
@@ -47,6 +51,22 @@ def synced(key: str, default, parse=str, ok=None):
         ss[key] = value
     publish(key)
     return ss[key]
+
+
+def setting(key: str, default, parse=str, ok=None, say_stale: bool = False):
+    """The one way a page reads a URL-synced setting: `synced`, then a value the page cannot use put back.
+
+    A link's value that does not parse or that `ok` refuses is said (page.show_noted) and `default` used.
+    A value already in the session that `ok` refuses now (another model or sentence made it unusable, or a
+    script set it) goes back to `default` quietly, or said too with say_stale=True.
+    """
+    value = synced(key, default, parse, ok)
+    if ok is not None and not ok(value):
+        if say_stale:
+            bad_link(key, value, default)
+        st.session_state[key] = value = default
+        publish(key)
+    return value
 
 
 def drop_surrogates(key: str) -> None:

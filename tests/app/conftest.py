@@ -65,18 +65,6 @@ def decode(value):
     return value
 
 
-def chart_spec(at: AppTest, index: int) -> dict:
-    """The plotly figure JSON of the index-th chart on the page."""
-    import json
-
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
-
-
-def chart_z(at: AppTest, index: int, trace: int = 0):
-    """The z matrix of a heatmap chart, as float32 numpy (NaN where plotly shows an empty cell)."""
-    return decode(chart_spec(at, index)["data"][trace]["z"])
-
-
 def named_chart(at: AppTest, name: str) -> dict:
     """The plotly figure JSON of the chart a page drew with page.chart(fig, name)."""
     import json
@@ -84,6 +72,16 @@ def named_chart(at: AppTest, name: str) -> dict:
     found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
     assert found, f"no chart named {name}"
     return json.loads(found[0].proto.spec)
+
+
+def named_z(at: AppTest, name: str, trace: int = 0):
+    """The z matrix of trace `trace` of the heatmap named `name`, as float32 numpy (NaN where plotly shows an empty cell)."""
+    return decode(named_chart(at, name)["data"][trace]["z"])
+
+
+def chart_names(at: AppTest) -> list[str]:
+    """The names (page.chart's `name`) of every plotly chart on the page, in order."""
+    return [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def rendered(markdown: str) -> str:

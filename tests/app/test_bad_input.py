@@ -4,12 +4,12 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import PAGES
+from viz_app.registry import NAMES
 from tests.app.conftest import APP, assert_clean, open_page, rendered, shown
 from viz_app import loaders, sidebar
 from viz_app.i18n import text
 
-PAGE_NAMES = [path.split("/")[1][:-3] for path, _, _ in PAGES]
+PAGE_NAMES = list(NAMES)
 NEEDS_SENTENCE = [p for p in PAGE_NAMES if p not in ("positional", "worked_example", "masks")]  # those have their own input
 CASES = {
     "html": "<script>alert(1)</script> <img src=x onerror=alert(2)> the cat",

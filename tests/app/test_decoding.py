@@ -10,14 +10,13 @@ import pytest
 import torch
 
 from core_model import ModelConfig, Transformer, checkpoint, decoding, run_with_trace
-from tests.app.conftest import APP, assert_clean, chart_spec, chart_z, decode, open_page
+from tests.app.conftest import APP, assert_clean, decode, named_chart, named_z, open_page
 from viz_app import loaders
-from viz_app.figures import decoding as figs
+from viz_app.text import token_chips
 from viz_app.i18n import decoding as strings
 
 MODEL = "translate-en-fr"
 SRC = "the small girl does not see the red car"
-TOP, CROSS, CROSS_MEAN, SELF, ALL, TREE = range(6)  # chart order on an encoder-decoder page
 
 
 def model_and_source():
@@ -53,18 +52,18 @@ def check_step(at, decoded, k, layer):
     step = decoded.steps[k]
     labels = labels_of(decoded)
     assert at.metric[0].value == labels[len(step.prefix)]
-    chips = figs.token_chips(labels[:len(step.prefix)], labels[len(step.prefix)])
+    chips = token_chips(labels[:len(step.prefix)], labels[len(step.prefix)])
     assert chips in [m.value for m in at.markdown]
     probs, ids = torch.topk(torch.softmax(torch.from_numpy(step.logits).double(), -1), loaders.DECODE_TOP)
-    bars = chart_spec(at, TOP)["data"][-1]
+    bars = named_chart(at, "decoding.top")["data"][-1]
     assert np.allclose(decode(bars["x"]), probs.numpy(), atol=1e-6)
     trace = forward_trace(decoded)
     cross = trace.attn("decoder", layer, "cross_attn").pattern[0, :, k, :]  # [h, src]
-    assert np.allclose(chart_z(at, CROSS), step.cross_attn[layer], atol=1e-6)
-    assert np.allclose(chart_z(at, CROSS), cross, atol=1e-5)
-    assert np.allclose(decode(chart_spec(at, CROSS_MEAN)["data"][0]["y"]), cross.mean(0), atol=1e-5)
+    assert np.allclose(named_z(at, "decoding.cross"), step.cross_attn[layer], atol=1e-6)
+    assert np.allclose(named_z(at, "decoding.cross"), cross, atol=1e-5)
+    assert np.allclose(decode(named_chart(at, "decoding.cross_mean")["data"][0]["y"]), cross.mean(0), atol=1e-5)
     self_rows = trace.attn("decoder", layer, "self_attn").pattern[0, :, k, :k + 1]  # [h, prefix]
-    assert np.allclose(chart_z(at, SELF), self_rows, atol=1e-5)
+    assert np.allclose(named_z(at, "decoding.self"), self_rows, atol=1e-5)
 
 
 def test_first_step_shows_the_models_prediction_and_attention_rows():
@@ -116,8 +115,8 @@ def test_the_slider_reaches_the_last_step_and_the_all_steps_matrix_is_the_alignm
     check_step(at, decoded, last, layer=0)
     assert at.button(key="decoding.next").disabled
     cross = forward_trace(decoded).attn("decoder", 0, "cross_attn").pattern[0].mean(0)  # [steps, src]
-    assert np.allclose(chart_z(at, ALL), cross, atol=1e-5)
-    (outline,) = chart_spec(at, ALL)["layout"]["shapes"]
+    assert np.allclose(named_z(at, "decoding.all"), cross, atol=1e-5)
+    (outline,) = named_chart(at, "decoding.all")["layout"]["shapes"]
     assert (outline["y0"], outline["y1"]) == (last - 0.5, last + 0.5)
 
 
@@ -135,7 +134,7 @@ def test_the_beam_tree_has_one_node_per_beam_linked_to_its_parent():
     at = open_decoding(**{"decoding.method": "beam", "decoding.width": 3, "decoding.alpha": 0.6})
     assert_clean(at)
     result = reference("beam", width=3, length_penalty=0.6)
-    data = chart_spec(at, TREE)["data"]
+    data = named_chart(at, "decoding.tree")["data"]
     nodes = data[-1]
     expected = [(s.index, r) for s in result.beams for r in range(len(s.beams))]
     assert list(zip(nodes["x"], nodes["y"])) == expected
@@ -166,7 +165,7 @@ def test_sampling_is_repeatable_with_a_seed_and_shows_the_filtered_distribution(
     logits = torch.from_numpy(first.steps[0].logits)
     shown = decoding.sampling_distribution(logits, **params)
     probs, ids = torch.topk(shown, loaders.DECODE_TOP)
-    model_bars, sampled_bars = chart_spec(at, TOP)["data"]
+    model_bars, sampled_bars = named_chart(at, "decoding.top")["data"]
     assert np.allclose(decode(sampled_bars["x"]), probs.numpy(), atol=1e-6)
     assert np.allclose(decode(model_bars["x"]), torch.softmax(logits.double(), -1)[ids].numpy(), atol=1e-6)
     at.number_input(key="decoding.seed").set_value(other).run()
@@ -191,7 +190,7 @@ def test_chinese_page_has_no_english_ui_strings():
     at = open_decoding(lang="zh", **{"decoding.method": "beam"})
     assert_clean(at)
     shown = []
-    for node in walk(at._tree):
+    for node in (n for root in (at.main, at.sidebar) for n in walk(root)):
         for attr in ("value", "label", "help", "options"):
             value = getattr(node, attr, None)
             shown += [value] if isinstance(value, str) else [str(v) for v in value or []] if attr == "options" else []
@@ -248,8 +247,8 @@ def test_a_decoder_only_model_has_no_cross_attention_and_attends_over_prompt_and
     _, trace = run_with_trace(loaded.model, None, [loaded.config.bos_id, *prompt, *result.ids], pad_mask=False)
     query = len(prompt) + 2  # step 2 reads <s> + prompt + two generated tokens
     pattern = trace.attn("decoder", 0, "self_attn").pattern[0]  # [h, q, k]
-    assert np.allclose(chart_z(at, 1), pattern[:, query, :query + 1], atol=1e-5)  # charts: top, self, all
-    stacked = chart_z(at, 2)  # [steps, keys]; the keys not yet written are empty cells
+    assert np.allclose(named_z(at, "decoding.self"), pattern[:, query, :query + 1], atol=1e-5)
+    stacked = named_z(at, "decoding.all")  # [steps, keys]; the keys not yet written are empty cells
     assert np.isnan(stacked[0, len(prompt) + 1:]).all()
     rows = pattern.mean(0)[len(prompt):len(prompt) + len(result.steps), :stacked.shape[1]]  # [steps, keys]
     assert np.allclose(np.nan_to_num(stacked), np.tril(rows, k=len(prompt)), atol=1e-5)

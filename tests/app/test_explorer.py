@@ -1,22 +1,21 @@
 """The attention explorer as a user drives it; every expected value comes from the model's own trace."""
 import csv
 import io
-import json
 import math
 import re
 
 import numpy as np
 import pytest
-from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_keeping_downloads, open_page
-from viz_app import loaders
+from tests.app.conftest import assert_clean, decode, named_chart, named_z, open_keeping_downloads, open_page
+from viz_app import loaders, sidebar
 from viz_app.figures.heatmap import safe_labels
 from viz_app.sidebar import EXAMPLES
 
 MODEL = "translate-en-fr"
 SENTENCE = "the small girl does not see the red car"
-GRID, HEAD, LINES, STATS = range(4)  # the page's charts, in order
+GRID, HEAD, LINES, STATS = "explorer.grid", "explorer.head", "explorer.lines", "explorer.stats"  # the charts' names
 
 
 def pattern(text, stack="encoder", layer=0, kind="self_attn", model=MODEL):
@@ -36,54 +35,69 @@ def test_grid_holds_every_head_and_the_enlarged_head_follows_the_sidebar():
     for layer in range(run.trace.n_layers("encoder")):
         p = run.trace.attn("encoder", layer).pattern[0]
         for h in range(heads):
-            np.testing.assert_array_equal(chart_z(at, GRID, trace=layer * heads + h), p[h])
-    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE)[0])
+            np.testing.assert_array_equal(named_z(at, GRID, trace=layer * heads + h), p[h])
+    np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE)[0])
     at.sidebar.selectbox(key="head").set_value(2).run()
     at.sidebar.selectbox(key="layer").set_value(1).run()
     assert_clean(at)
-    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, layer=1)[2])
-    assert chart_spec(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels)
-    frame = chart_spec(at, GRID)["layout"]["shapes"][0]
+    np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE, layer=1)[2])
+    assert named_chart(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels)
+    frame = named_chart(at, GRID)["layout"]["shapes"][0]
     assert frame["xref"] == f"x{1 * heads + 2 + 1} domain"  # the grid outlines the head shown
 
 
-def click_grid(at, layer, head):
+POINTS = PlotlyChart.SelectionMode.Value("POINTS")
+
+
+def proto(at, name):
+    """The chart element a page drew with page.chart(fig, name)."""
+    return next(c.proto for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}"))
+
+
+def click(layer, head) -> dict:
     """What the browser sends when a grid cell is clicked: a point selection of that cell's marker."""
-    chart = at.get("plotly_chart")[GRID]
     point = {"curve_number": 0, "point_number": 0, "point_index": 0, "customdata": [layer, head]}
-    states = at._tree.get_widget_states()
-    states.widgets.append(WidgetState(id=chart.proto.id, string_value=json.dumps(
-        {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}})))
-    return at._run(states)
+    return {"selection": {"points": [point], "point_indices": [0], "box": [], "lasso": []}}
 
 
-def test_clicking_a_grid_cell_enlarges_that_head():
-    at = open_page("explorer", src=SENTENCE, **{"explorer.average": True})
-    click_grid(at, 2, 3)
+def test_clicking_a_grid_cell_picks_that_head(monkeypatch):
+    """The grid's on_select callback (a click itself needs a browser) makes the clicked head the sidebar's."""
+    ss = {"chart.explorer.grid": click(2, 3), "layer": 0, "head": 1, "explorer.average": True}
+    monkeypatch.setattr(sidebar.st, "session_state", ss)
+    sidebar.pick_head("chart.explorer.grid", "explorer.average")
+    assert (ss["layer"], ss["head"]) == (2, 3)
+    assert ss["explorer.average"] is False  # a clicked head is shown on its own
+    for empty in ({"selection": {"points": []}}, {"selection": {"points": [{"point_index": 0}]}}):  # no cell
+        ss.update({"chart.explorer.grid": empty, "layer": 1, "explorer.average": True})
+        sidebar.pick_head("chart.explorer.grid", "explorer.average")
+        assert (ss["layer"], ss["head"], ss["explorer.average"]) == (1, 3, True)
+
+
+def test_the_grid_answers_clicks_and_the_sidebar_head_is_enlarged():
+    at = open_page("explorer", src=SENTENCE, layer=2, head=3)
     assert_clean(at)
-    assert (at.session_state["layer"], at.session_state["head"]) == (2, 3)
-    assert at.sidebar.selectbox(key="head").value == 3
-    assert not at.checkbox(key="explorer.average").value  # a clicked head is shown on its own
-    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, layer=2)[3])
+    assert POINTS in proto(at, GRID).selection_mode  # a click on a cell reruns the page with its point
+    assert not proto(at, HEAD).selection_mode
+    np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE, layer=2)[3])
 
 
 def test_average_is_the_mean_over_the_layers_heads():
     at = open_page("explorer", src=SENTENCE, layer=1)
     at.checkbox(key="explorer.average").check().run()
     assert_clean(at)
-    np.testing.assert_allclose(chart_z(at, HEAD), pattern(SENTENCE, layer=1).mean(0), rtol=1e-6)
+    np.testing.assert_allclose(named_z(at, HEAD), pattern(SENTENCE, layer=1).mean(0), rtol=1e-6)
 
 
 def drawn_lines(at) -> int:
     """Segments in the lines view: each is x = 0, 1, NaN."""
-    return sum(len(decode(t["x"])) // 3 for t in chart_spec(at, LINES)["data"] if t["mode"] == "lines")
+    return sum(len(decode(t["x"])) // 3 for t in named_chart(at, LINES)["data"] if t["mode"] == "lines")
 
 
 def test_top_k_keeps_the_k_largest_cells_of_each_row():
     at = open_page("explorer", src=SENTENCE, head=1)
     at.number_input(key="explorer.top_k").set_value(3).run()
     assert_clean(at)
-    z, p = chart_z(at, HEAD), pattern(SENTENCE)[1]
+    z, p = named_z(at, HEAD), pattern(SENTENCE)[1]
     assert (visible(z).sum(1) == 3).all()
     for row, shown in zip(p, visible(z)):
         assert row[shown].min() >= row[~shown].max()
@@ -95,9 +109,9 @@ def test_threshold_hides_cells_below_it():
     at = open_page("explorer", src=SENTENCE)
     at.slider(key="explorer.threshold").set_value(0.1).run()
     assert_clean(at)
-    z, p = chart_z(at, HEAD), pattern(SENTENCE)[0]
+    z, p = named_z(at, HEAD), pattern(SENTENCE)[0]
     np.testing.assert_array_equal(visible(z), p >= np.float32(0.1))
-    assert len(chart_spec(at, HEAD)["data"]) == 1  # the encoder masks nothing: no grey layer
+    assert len(named_chart(at, HEAD)["data"]) == 1  # the encoder masks nothing: no grey layer
     assert drawn_lines(at) == visible(z).sum()
 
 
@@ -106,9 +120,9 @@ def test_query_window_shows_exactly_those_rows():
     at.slider(key="explorer.window").set_value((3, 7)).run()
     assert_clean(at)
     run = loaders.run(MODEL, SENTENCE)
-    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE)[0][3:8])
-    assert chart_spec(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels[3:8])
-    left = [t for t in chart_spec(at, LINES)["data"] if t["mode"] == "text"][0]
+    np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE)[0][3:8])
+    assert named_chart(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels[3:8])
+    left = [t for t in named_chart(at, LINES)["data"] if t["mode"] == "text"][0]
     assert left["text"] == safe_labels(run.src_labels[3:8])
 
 
@@ -116,11 +130,11 @@ def test_decoder_self_attention_shows_the_causal_mask_as_empty_cells():
     at = open_page("explorer", src=SENTENCE, layer=2, head=1, **{"explorer.kind": "decoder.self_attn"})
     assert_clean(at)
     p = pattern(SENTENCE, "decoder", 2)[1]
-    z = chart_z(at, HEAD)
+    z = named_z(at, HEAD)
     causal = np.tril(np.ones(p.shape, bool))
     np.testing.assert_array_equal(visible(z), causal)
     np.testing.assert_array_equal(z[causal], p[causal])
-    grey = chart_z(at, HEAD, trace=1)  # masked cells are painted grey, the rest left as drawn
+    grey = named_z(at, HEAD, trace=1)  # masked cells are painted grey, the rest left as drawn
     np.testing.assert_array_equal(grey, ~causal)
 
 
@@ -129,8 +143,8 @@ def test_cross_attention_reads_the_source():
     at.selectbox(key="explorer.kind").set_value("decoder.cross_attn").run()
     assert_clean(at)
     run = loaders.run(MODEL, SENTENCE)
-    np.testing.assert_array_equal(chart_z(at, HEAD), pattern(SENTENCE, "decoder", 0, "cross_attn")[0])
-    spec = chart_spec(at, HEAD)["data"][0]
+    np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE, "decoder", 0, "cross_attn")[0])
+    spec = named_chart(at, HEAD)["data"][0]
     assert spec["x"] == safe_labels(run.src_labels) and spec["y"] == safe_labels(run.tgt_labels)  # "<s>" as text
     columns = list(at.dataframe[0].value.columns)
     assert len(columns) == 5  # layer, head and three statistics: no previous-token score across sentences
@@ -154,7 +168,7 @@ def test_head_statistics_match_the_trace():
         np.testing.assert_allclose(row.iloc[2:].to_numpy(float), [entropy, distance, on_bos, previous],
                                    rtol=1e-5, atol=1e-7)
     assert any("0·<s>" in c.value for c in at.caption)
-    stat_z = chart_z(at, STATS)  # the map shows the previous-token score by default
+    stat_z = named_z(at, STATS)  # the map shows the previous-token score by default
     np.testing.assert_allclose(stat_z.ravel(), table.iloc[:, 5].to_numpy(float), rtol=1e-6)
 
 
@@ -178,14 +192,14 @@ def test_long_input_stays_readable_and_light(model):
     assert n <= cfg.max_len
     if len(loaded.tokenizers["src" if cfg.has_encoder else "tgt"].encode(text)) >= cfg.max_len:
         assert any("only the first" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")[GRID].proto.spec) <= 1_000_000  # the JSON the browser receives
+    assert len(proto(at, GRID).spec) <= 1_000_000  # the JSON the browser receives
     assert at.slider(key="explorer.window").value == (0, min(n, 64) - 1)
     at.slider(key="explorer.window").set_value((n - 10, n - 1)).run()
     assert_clean(at)
     stack = "encoder" if cfg.has_encoder else "decoder"
     p = pattern(text, stack, model=model)[0][n - 10:]  # [10, n]
     masked = np.zeros(p.shape, bool) if stack == "encoder" else ~np.tril(np.ones((n, n), bool))[n - 10:]
-    z = chart_z(at, HEAD)
+    z = named_z(at, HEAD)
     assert z.shape == (10, n) and np.isnan(z[masked]).all()
     np.testing.assert_array_equal(z[~masked], p[~masked])
 

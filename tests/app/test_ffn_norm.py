@@ -4,13 +4,12 @@ import html
 import numpy as np
 import pytest
 
-from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page
+from tests.app.conftest import assert_clean, decode, chart_names, named_chart, named_z, open_page
 from tests.app.test_masks import tiny_models
 from viz_app import loaders
 
 MODEL = "translate-en-fr"
 SRC = "the small girl does not see the red car"
-STREAM, HIDDEN, INACTIVE, HIST, LENS = range(5)
 
 
 @pytest.fixture
@@ -31,7 +30,7 @@ def stream_names(cfg, stack, side):
 
 
 def lines(at):
-    return [decode(d["y"]) for d in chart_spec(at, STREAM)["data"]]
+    return [decode(d["y"]) for d in named_chart(at, "ffn_norm.stream")["data"]]
 
 
 def test_stream_norms_equal_the_norms_of_the_trace_values():
@@ -50,8 +49,8 @@ def test_ffn_hidden_units_and_their_zero_share_follow_the_layer():
     at.sidebar.selectbox(key="layer").set_value(2).run()
     assert_clean(at)
     hidden = loaders.run(MODEL, SRC).trace["encoder.layers.2.ffn.hidden"][0]  # [pos, d_ff]
-    assert np.allclose(chart_z(at, HIDDEN), hidden)
-    assert np.allclose(decode(chart_spec(at, INACTIVE)["data"][0]["x"]), (hidden == 0).mean(-1))  # ReLU zeros
+    assert np.allclose(named_z(at, "ffn_norm.hidden"), hidden)
+    assert np.allclose(decode(named_chart(at, "ffn_norm.inactive")["data"][0]["x"]), (hidden == 0).mean(-1))  # ReLU zeros
 
 
 def test_histograms_hold_the_values_before_and_after_norm1_of_the_chosen_token():
@@ -60,7 +59,7 @@ def test_histograms_hold_the_values_before_and_after_norm1_of_the_chosen_token()
     assert_clean(at)
     trace = loaders.run(MODEL, SRC).trace
     before, after = trace["encoder.layers.1.resid_mid"][0, 3], trace["encoder.layers.1.norm1"][0, 3]
-    data = chart_spec(at, HIST)["data"]
+    data = named_chart(at, "ffn_norm.hist")["data"]
     assert np.array_equal(decode(data[0]["x"]), before) and np.array_equal(decode(data[1]["x"]), after)
     stats = [m.value for m in at.markdown if m.value.startswith("Before")][0]
     assert f"mean {before.mean():.3f}, std {before.std():.3f}" in stats
@@ -76,7 +75,7 @@ def test_decoder_stack_and_logit_lens_match_the_model():
     cfg = loaders.load_model(MODEL).config
     expected = np.stack([np.linalg.norm(run.trace[n][0], axis=-1) for n in stream_names(cfg, "decoder", "tgt")])
     assert np.allclose(np.stack(lines(at), 1), expected, atol=1e-5)
-    lens = chart_spec(at, LENS)["data"][0]
+    lens = named_chart(at, "ffn_norm.lens")["data"][0]
     z = decode(lens["z"])  # [layers, pos]
     model_top = run.trace["logits"][0].argmax(-1)  # the model's own prediction at each position
     pieces = loaders.load_model(MODEL).tokenizers["tgt"].display_pieces(model_top.tolist())
@@ -97,8 +96,8 @@ def test_pre_norm_decoder_only_reads_through_the_final_norm(other_models):
     expected = np.stack([np.linalg.norm(run.trace[n][0], axis=-1) for n in stream_names(cfg, "decoder", "tgt")])
     assert np.allclose(np.stack(lines(at), 1), expected, atol=1e-5)
     hidden = run.trace["decoder.layers.1.ffn.hidden"][0]
-    assert np.allclose(decode(chart_spec(at, INACTIVE)["data"][0]["x"]), (hidden < 0).mean(-1))  # GELU negatives
-    data = chart_spec(at, HIST)["data"]  # pre-norm: norm1 normalizes the layer's input, layer 0's output
+    assert np.allclose(decode(named_chart(at, "ffn_norm.inactive")["data"][0]["x"]), (hidden < 0).mean(-1))  # GELU negatives
+    data = named_chart(at, "ffn_norm.hist")["data"]  # pre-norm: norm1 normalizes the layer's input, layer 0's output
     assert np.array_equal(decode(data[0]["x"]), run.trace["decoder.layers.0.resid_post"][0, 0])
     assert any("rms 1.000" in m.value for m in at.markdown)  # RMSNorm before γ
     lens = loaders.logit_lens("tiny-lm", "i see him")
@@ -109,5 +108,5 @@ def test_pre_norm_decoder_only_reads_through_the_final_norm(other_models):
 def test_encoder_only_model_says_the_lens_does_not_apply(other_models):
     at = open_page("ffn_norm", model="tiny-encoder", src="i see him")
     assert_clean(at)
-    assert len(at.get("plotly_chart")) == 4
+    assert chart_names(at) == ["ffn_norm.stream", "ffn_norm.hidden", "ffn_norm.inactive", "ffn_norm.hist"]
     assert any("does not apply" in i.value for i in at.info)

@@ -1,13 +1,14 @@
 """Every page renders in Chinese with no English UI strings left (model tokens aside)."""
+import json
 import re
 
 import pytest
 
-from app import PAGES
-from tests.app.conftest import assert_clean, chart_spec, open_page
+from viz_app.registry import NAMES
+from tests.app.conftest import assert_clean, open_page
 from viz_app.i18n import STRINGS
 
-PAGE_NAMES = [path.split("/")[1][:-3] for path, _, _ in PAGES]
+PAGE_NAMES = list(NAMES)
 # Two or more English words in a row: what an untranslated label looks like.
 ENGLISH_PHRASE = re.compile(r"\b[A-Za-z]{3,}(?:[ ,]+[A-Za-z]{3,})+\b")
 
@@ -24,8 +25,8 @@ def ui_texts(at) -> list[str]:
             texts += [str(o) for o in getattr(widget, "options", []) or []]
     for kind in ("tab", "expander"):
         texts += [e.label for e in at.get(kind)]
-    for i in range(len(at.get("plotly_chart"))):
-        layout = chart_spec(at, i).get("layout", {})
+    for chart in at.get("plotly_chart"):
+        layout = json.loads(chart.proto.spec).get("layout", {})
         texts += [str(layout.get("title", {}).get("text", ""))]
         texts += [str(v.get("title", {}).get("text", "")) for k, v in layout.items() if k.startswith(("xaxis", "yaxis"))]
     return [t for t in texts if t]

@@ -7,14 +7,15 @@ from core_model import checkpoint, masks
 from core_model.config import ModelConfig
 from core_model.model import Transformer
 from core_model.trace import run_with_trace
-from tests.app.conftest import assert_clean, chart_spec, chart_z, decode, open_page, shown
+from tests.app.conftest import assert_clean, decode, named_chart, named_z, open_page, shown
 from viz_app import loaders
 
 MODEL = "translate-en-fr"
 BATCH = ("the small girl does not see the red car", "i see him", "the dog sees you all")
 TEXT = "\n".join(BATCH)
-# Chart order on the page for an encoder block: padding mask, scores before, after masking, after softmax, leak.
-MASK, BEFORE, AFTER, PATTERN, LEAK = range(5)
+# The charts' names: padding mask, scores before and after masking, weights after softmax, weight on <pad>.
+MASK, BEFORE, AFTER, PATTERN, LEAK = ("masks.mask.padding", "masks.scores.before", "masks.scores.after",
+                                      "masks.scores.pattern", "masks.leak")
 
 
 def tiny_models(path, tokenizer):
@@ -68,8 +69,8 @@ def test_padded_batch_and_padding_mask_equal_the_tokenizer_and_core_masks():
     row = at.selectbox(key="masks.row").value
     assert row == 1  # the shortest sentence, the one with the most padding, is shown first
     expected = masks.padding_mask(torch.as_tensor(src), cfg.pad_id)[row, 0].expand(src.shape[1], -1)  # [q, k]
-    assert np.array_equal(chart_z(at, MASK), expected.numpy().astype(np.float32))
-    assert chart_spec(at, MASK)["layout"]["coloraxis"]["colorbar"]["ticktext"] == ["blocked", "may attend"]
+    assert np.array_equal(named_z(at, MASK), expected.numpy().astype(np.float32))
+    assert named_chart(at, MASK)["layout"]["coloraxis"]["colorbar"]["ticktext"] == ["blocked", "may attend"]
     assert any("−∞" in i.value for i in at.info)  # the fill value is stated
 
 
@@ -79,14 +80,14 @@ def test_scores_are_minus_inf_exactly_where_the_mask_blocks_and_pad_columns_get_
     cfg, src, _, trace = expected_batch()
     view = trace.attn("encoder", 1)
     blocked = src[2] == cfg.pad_id  # pad keys of sentence 3
-    assert np.allclose(chart_z(at, BEFORE), view.scores_scaled[2, 2], atol=1e-6)
-    after = chart_z(at, AFTER)
+    assert np.allclose(named_z(at, BEFORE), view.scores_scaled[2, 2], atol=1e-6)
+    after = named_z(at, AFTER)
     assert np.array_equal(np.isnan(after), np.broadcast_to(blocked, after.shape))  # -inf cells are empty
     assert np.allclose(after[:, ~blocked], view.scores_masked[2, 2][:, ~blocked], atol=1e-6)
-    weights = chart_z(at, PATTERN)
+    weights = named_z(at, PATTERN)
     assert np.allclose(weights, view.pattern[2, 2], atol=1e-6)
     assert np.allclose(weights.sum(-1), 1, atol=1e-5) and (weights[:, blocked] == 0).all()
-    assert np.array_equal(decode(chart_spec(at, LEAK)["data"][0]["x"]), np.zeros(len(src[2]), np.float32))
+    assert np.array_equal(decode(named_chart(at, LEAK)["data"][0]["x"]), np.zeros(len(src[2]), np.float32))
 
 
 def test_removing_the_padding_mask_lets_weight_leak_onto_pad():
@@ -95,11 +96,11 @@ def test_removing_the_padding_mask_lets_weight_leak_onto_pad():
     assert_clean(at)
     cfg, src, _, trace = expected_batch(pad_mask=False)
     row, pad = 1, src[1] == cfg.pad_id
-    assert np.array_equal(chart_z(at, MASK), np.ones((src.shape[1],) * 2, np.float32))  # nothing blocked any more
+    assert np.array_equal(named_z(at, MASK), np.ones((src.shape[1],) * 2, np.float32))  # nothing blocked any more
     pattern = trace.attn("encoder", 0).pattern[row, 0]
-    assert np.allclose(chart_z(at, PATTERN), pattern, atol=1e-6)
-    assert not np.isnan(chart_z(at, AFTER)).any()
-    leak = decode(chart_spec(at, LEAK)["data"][0]["x"])
+    assert np.allclose(named_z(at, PATTERN), pattern, atol=1e-6)
+    assert not np.isnan(named_z(at, AFTER)).any()
+    leak = decode(named_chart(at, LEAK)["data"][0]["x"])
     assert np.allclose(leak, pattern[:, pad].sum(-1), atol=1e-6) and (leak > 0).any()
     # Without the mask, the padded sentences' outputs differ from their runs alone; the longest one's do not.
     diffs = at.dataframe[-1].value.iloc[:, 1].to_numpy()
@@ -124,11 +125,11 @@ def test_decoder_self_attention_shows_padding_causal_and_combined_masks():
     row = at.selectbox(key="masks.row").value
     pad = masks.padding_mask(torch.as_tensor(tgt), cfg.pad_id)[row, 0].expand(tgt.shape[1], -1)
     causal = masks.causal_mask(tgt.shape[1])[0, 0]
-    for i, expected in enumerate((pad, causal, pad & causal)):
-        assert np.array_equal(chart_z(at, i), expected.numpy().astype(np.float32))
-    after = chart_z(at, 4)  # scores after masking, for the default layer 0 and head 0
+    for kind, expected in zip(("padding", "causal", "combined"), (pad, causal, pad & causal)):
+        assert np.array_equal(named_z(at, f"masks.mask.{kind}"), expected.numpy().astype(np.float32))
+    after = named_z(at, AFTER)  # scores after masking, for the default layer 0 and head 0
     assert np.array_equal(np.isnan(after), ~(pad & causal).numpy())
-    assert np.allclose(chart_z(at, 5), trace.attn("decoder", 0).pattern[row, 0], atol=1e-6)
+    assert np.allclose(named_z(at, PATTERN), trace.attn("decoder", 0).pattern[row, 0], atol=1e-6)
 
 
 @pytest.mark.parametrize("text, message", [
@@ -165,7 +166,7 @@ def test_choosing_another_sentence_draws_its_weights():
     at.selectbox(key="masks.row").set_value(0).run()
     assert_clean(at)
     _, src, _, trace = expected_batch()
-    assert np.allclose(chart_z(at, PATTERN), trace.attn("encoder", 0).pattern[0, 1], atol=1e-6)
+    assert np.allclose(named_z(at, PATTERN), trace.attn("encoder", 0).pattern[0, 1], atol=1e-6)
     assert any("no <pad> keys" in i.value for i in at.info)  # the longest sentence has no padding
 
 
@@ -175,7 +176,7 @@ def test_encoder_only_and_decoder_only_models(other_models):
     assert at.selectbox(key="masks.block").options == ["encoder self-attention"]
     _, src, tgt, trace = expected_batch("tiny-encoder")
     assert tgt is None and len(at.dataframe) == 2  # one padded table (encoder input) and the invariance table
-    assert np.allclose(chart_z(at, PATTERN), trace.attn("encoder", 0).pattern[1, 0], atol=1e-6)
+    assert np.allclose(named_z(at, PATTERN), trace.attn("encoder", 0).pattern[1, 0], atol=1e-6)
     assert (at.dataframe[-1].value.iloc[:, 1] < 1e-4).all()
 
     at = open_page("masks", model="tiny-lm", src="i see him", **{"masks.batch": TEXT})
@@ -183,7 +184,7 @@ def test_encoder_only_and_decoder_only_models(other_models):
     assert at.selectbox(key="masks.block").options == ["decoder self-attention"]
     cfg, _, tgt, trace = expected_batch("tiny-lm")
     assert np.array_equal(at.dataframe[0].value.to_numpy(), tgt)
-    assert np.allclose(chart_z(at, 5), trace.attn("decoder", 0).pattern[1, 0], atol=1e-6)
+    assert np.allclose(named_z(at, PATTERN), trace.attn("decoder", 0).pattern[1, 0], atol=1e-6)
     assert (at.dataframe[-1].value.iloc[:, 1] < 1e-4).all()
 
 
@@ -193,9 +194,9 @@ def test_cross_attention_uses_the_source_padding_for_every_decoder_query():
     cfg, src, tgt, trace = expected_batch()
     row = at.selectbox(key="masks.row").value
     pad = masks.padding_mask(torch.as_tensor(src), cfg.pad_id)[row, 0].expand(tgt.shape[1], -1)  # [t, s]
-    assert np.array_equal(chart_z(at, MASK), pad.numpy().astype(np.float32))
-    assert np.array_equal(np.isnan(chart_z(at, AFTER)), ~pad.numpy())
-    weights = chart_z(at, PATTERN)
+    assert np.array_equal(named_z(at, MASK), pad.numpy().astype(np.float32))
+    assert np.array_equal(np.isnan(named_z(at, AFTER)), ~pad.numpy())
+    weights = named_z(at, PATTERN)
     assert np.allclose(weights, trace.attn("decoder", 2, "cross_attn").pattern[row, 3], atol=1e-6)
     assert (weights[:, src[row] == cfg.pad_id] == 0).all()
 

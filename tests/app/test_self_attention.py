@@ -1,14 +1,12 @@
 """Self-attention step by step: every heatmap holds the trace's values for the chosen block, layer,
 head and query; the ÷√d_k switch shows the unscaled run."""
-import json
-
 import numpy as np
 import pytest
 
 from core_model import ModelConfig, Transformer, checkpoint
 from core_model.tokenizer import Tokenizer
 from viz_app import loaders
-from viz_app.figures.heatmap import safe_labels
+from viz_app.text import safe_labels
 from tests.app.conftest import assert_clean, decode, named_chart, open_page
 
 MODEL, SRC = "translate-en-fr", "the cat sees the dog"

@@ -7,16 +7,16 @@ unpickled traced run, its figures), about a megabyte a session; RELIABILITY.md Â
 """
 import gc
 import sys
-from pathlib import Path
 from unittest import mock
 
 import pytest
 
 from viz_app import page as page_helpers
+from viz_app.registry import NAMES
 
 from .conftest import assert_clean, open_keeping_downloads, open_page
 
-PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "app_pages").glob("*.py"))
+PAGES = sorted(NAMES)
 
 
 def namespaces(page: str) -> list[dict]:

@@ -1,13 +1,13 @@
 """Worked example: the grids drive every matrix, exactly as numpy computes it; bad cells get a message."""
-import json
 
 import numpy as np
 
 from core_model import bert
-from viz_app import attention_steps, loaders
+from viz_app import loaders
+from viz_app.views.worked_example import WORKED
 from tests.app.conftest import assert_clean, decode, named_chart, open_page
 
-DEFAULTS = {name: np.array(grid, dtype=np.float64) for name, grid in attention_steps.WORKED.items()}
+DEFAULTS = {name: np.array(grid, dtype=np.float64) for name, grid in WORKED.items()}
 
 
 def spec(at, name: str) -> dict:

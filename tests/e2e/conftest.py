@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from viz_app.registry import NAMES
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "e2e"
 CHROMIUM = "/usr/bin/chromium"
@@ -26,8 +28,7 @@ CHROMIUM = "/usr/bin/chromium"
 # sync or field-trial requests), so every request the test records comes from the page.
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = ["overview", "tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
-         "worked_example"]
+PAGES = list(NAMES)
 TIMEOUT_MS = 60_000  # a first run of a page loads a model and traces it; the machine may be busy
 
 

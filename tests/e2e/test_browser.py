@@ -132,6 +132,32 @@ def sidebar_values(page) -> dict:
             "head": sidebar_select(page, "Head").locator("input").input_value()}
 
 
+def grid_cell_centre(page, layer: int, head: int) -> tuple[float, float]:
+    """Where on screen the grid (the plot with one heatmap per head) draws the cell of `layer`, `head`."""
+    return tuple(page.evaluate(
+        """([layer, head]) => {
+            const grid = [...document.querySelectorAll('.js-plotly-plot')]
+                .find(p => p.data && p.data.filter(t => t.type === 'heatmap').length > 1);
+            const heads = grid.layout.annotations.filter(a => a.y === 1).length;
+            const n = layer * heads + head + 1, a = n === 1 ? '' : String(n);
+            const x = grid._fullLayout['xaxis' + a], y = grid._fullLayout['yaxis' + a];
+            const box = grid.getBoundingClientRect();
+            return [box.left + x._offset + x._length / 2, box.top + y._offset + y._length / 2];
+        }""", [layer, head]))
+
+
+def test_clicking_a_grid_cell_enlarges_that_head(open_page):
+    page, _ = open_page("explorer?explorer.average=1")
+    wait_idle(page, charts=1)
+    page.get_by_text("All heads: layers × heads").first.scroll_into_view_if_needed()
+    page.mouse.click(*grid_cell_centre(page, 1, 2))
+    page.wait_for_function("() => /[?&]layer=1\\b/.test(location.search) && /[?&]head=2\\b/.test(location.search)",
+                           timeout=TIMEOUT_MS)
+    wait_idle(page, charts=1)
+    assert sidebar_values(page)["layer"] == "1" and sidebar_values(page)["head"] == "2"
+    assert "explorer.average=0" in page.url  # the clicked head is shown, not the mean over heads
+
+
 def test_copied_url_reopens_the_same_view(open_page):
     page, _ = open_page("explorer")
     wait_idle(page, charts=1)

@@ -1,4 +1,4 @@
-"""Explorer figures without streamlit: grid, filtering, enlarged head, lines, statistics map."""
+"""Explorer figures without streamlit: grid, enlarged head, lines, statistics map (and their CSV)."""
 import csv
 import io
 import json
@@ -8,7 +8,9 @@ import plotly.io
 import pytest
 
 from tests.app.conftest import decode
+from viz_app.export import grid_csv, lines_csv
 from viz_app.figures import attention as fa
+from viz_app.views import explorer as view
 
 
 def softmax_rows(shape, seed=0, causal=False):
@@ -81,37 +83,11 @@ def test_grid_payload_stays_under_one_megabyte(layers, heads, n, values):
     assert len(plotly.io.to_json(fig, validate=False)) <= 1_000_000
 
 
-def test_top_k_keeps_exactly_the_k_largest_of_each_row():
-    w = softmax_rows((6, 10), seed=3)
-    for k in (1, 3, 9):
-        kept = fa.filter_mask(w, top_k=k)
-        assert (kept.sum(1) == k).all()
-        for row, keep in zip(w, kept):
-            assert row[keep].min() > row[~keep].max()
-    assert fa.filter_mask(w, top_k=0).all() and fa.filter_mask(w, top_k=50).all()
-
-
-def test_top_k_picks_only_allowed_keys():
-    w = softmax_rows((5, 5), causal=True)
-    allowed = np.tril(np.ones((5, 5), bool))
-    kept = fa.filter_mask(w, top_k=3, allowed=allowed)
-    assert list(kept.sum(1)) == [1, 2, 3, 3, 3]
-    assert not (kept & ~allowed).any()
-
-
-def test_threshold_hides_cells_below_it():
-    w = softmax_rows((6, 8), seed=1)
-    kept = fa.filter_mask(w, threshold=0.2)
-    np.testing.assert_array_equal(kept, w >= 0.2)
-    both = fa.filter_mask(w, top_k=2, threshold=0.2)
-    np.testing.assert_array_equal(both, fa.filter_mask(w, top_k=2) & (w >= 0.2))
-
-
 def test_head_view_shows_masked_cells_grey_and_filtered_cells_blank():
     w = softmax_rows((4, 4), causal=True)
     blocked = ~np.tril(np.ones((4, 4), bool))
-    kept = fa.filter_mask(w, threshold=0.3, allowed=~blocked)
-    values = fa.shown_values(w, blocked, kept)
+    kept = view.filter_mask(w, threshold=0.3, allowed=~blocked)
+    values = view.shown_values(w, blocked, kept)
     fig = spec(fa.head_view(values, list("abcd"), list("abcd"), "t"))
     weights, grey = fig["data"]
     z = decode(weights["z"])
@@ -127,7 +103,7 @@ def test_head_view_shows_masked_cells_grey_and_filtered_cells_blank():
 
 def test_head_view_without_masked_cells_has_one_trace():
     w = softmax_rows((3, 3))
-    values = fa.shown_values(w, np.zeros((3, 3), bool), np.ones((3, 3), bool))
+    values = view.shown_values(w, np.zeros((3, 3), bool), np.ones((3, 3), bool))
     fig = spec(fa.head_view(values, list("abc"), list("abc"), "t"))
     assert len(fig["data"]) == 1
     np.testing.assert_array_equal(decode(fig["data"][0]["z"]), w)
@@ -136,8 +112,8 @@ def test_head_view_without_masked_cells_has_one_trace():
 def test_head_view_payload_is_the_weights_only():
     n = 320
     w = np.tril(softmax_rows((n, n), causal=True))
-    kept = fa.filter_mask(w, top_k=2, allowed=np.tril(np.ones((n, n), bool)))
-    fig = fa.head_view(fa.shown_values(w, ~np.tril(np.ones((n, n), bool)), kept), range(n), range(n), "t")
+    kept = view.filter_mask(w, top_k=2, allowed=np.tril(np.ones((n, n), bool)))
+    fig = fa.head_view(view.shown_values(w, ~np.tril(np.ones((n, n), bool)), kept), range(n), range(n), "t")
     raw = n * n * (4 + 1)  # float32 weights and the uint8 mask layer
     assert len(plotly.io.to_json(fig, validate=False)) < 2 * raw  # base64 and JSON escapes, no per-cell text
 
@@ -157,7 +133,7 @@ def segments(fig):
 
 def test_lines_draw_the_kept_cells_with_opacity_by_weight():
     w = softmax_rows((5, 7), seed=2)
-    kept = fa.filter_mask(w, top_k=2)
+    kept = view.filter_mask(w, top_k=2)
     fig = fa.lines(w, kept, [f"q{i}" for i in range(5)], [f"k{j}" for j in range(7)], q_start=10)
     drawn = segments(fig)
     expected = {(i + 10, j) for i, j in zip(*np.nonzero(kept & (w >= 0.01)))}
@@ -190,17 +166,17 @@ def test_lines_for_queries_past_the_last_key():
 
 def test_lines_csv_and_grid_csv():
     w = softmax_rows((3, 4), seed=5)
-    kept = fa.filter_mask(w, top_k=1)
-    rows = list(csv.reader(io.StringIO(fa.lines_csv(w, kept, ["a", "b", "c"], list("wxyz"), ["q", "k", "w"]))))
+    kept = view.filter_mask(w, top_k=1)
+    rows = list(csv.reader(io.StringIO(lines_csv(w, kept, ["a", "b", "c"], list("wxyz"), ["q", "k", "w"]))))
     assert rows[0] == ["q", "k", "w"] and len(rows) == 4
     for q, k, weight in rows[1:]:
         assert np.float32(weight) == w["abc".index(q), "wxyz".index(k)]
     p = softmax_rows((2, 3, 4, 5))
-    rows = list(csv.reader(io.StringIO(fa.grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw")))))
+    rows = list(csv.reader(io.StringIO(grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw")))))
     assert len(rows) == 1 + p.size
     l, h, q, k, weight = rows[-1]
     assert (l, h, q, k) == ("1", "2", "d", "z") and np.float32(weight) == p[1, 2, 3, 4]
-    pooled = list(csv.reader(io.StringIO(fa.grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw"), block=2))))
+    pooled = list(csv.reader(io.StringIO(grid_csv(p, list("abcd"), list("vwxyz"), list("LHqkw"), block=2))))
     assert len(pooled) == 1 + 2 * 3 * 2 * 3  # what the grid draws: 2 × 3 cells per head
     l, h, q, k, weight = pooled[-1]
     assert (q, k) == ("c … d", "z") and np.float32(weight) == p[1, 2, 2:, 4:].max()
@@ -211,3 +187,11 @@ def test_stat_map_shows_the_values_on_layers_by_heads():
     fig = spec(fa.stat_map(v, NAMES["layer_names"], NAMES["head_names"], "previous", zrange=(0, 1)))
     np.testing.assert_array_equal(decode(fig["data"][0]["z"]), v)
     assert fig["data"][0]["x"] == NAMES["head_names"] and fig["data"][0]["y"] == NAMES["layer_names"]
+
+
+def test_pool_max_and_grid_block():
+    w = np.arange(9, dtype=np.float32).reshape(3, 3)
+    np.testing.assert_array_equal(fa.pool_max(w, 2), [[4, 5], [7, 8]])
+    np.testing.assert_array_equal(fa.pool_max(w, 1), w)
+    assert fa.grid_block(12, 250, 250) == 3  # 100 000 // 12 = 8333 cells a head: √(62 500 / 8333) → 3
+    assert fa.grid_block(1, 10, 10) == 1

@@ -5,7 +5,9 @@ import numpy as np
 import plotly.colors
 import pytest
 
+from viz_app import text
 from viz_app.figures import decoding as figs
+from viz_app.views import decoding as view
 from viz_app.figures.heatmap import ATTENTION_SCALE
 
 
@@ -16,22 +18,22 @@ def values(array_or_list):
 
 def test_softmax_matches_the_definition_and_survives_large_logits():
     logits = np.array([1000.0, 999.0, -5.0], dtype=np.float32)
-    p = figs.softmax(logits)
+    p = view.softmax(logits)
     expected = np.exp([1.0, 0.0, -1005.0]) / np.exp([1.0, 0.0, -1005.0]).sum()
     assert p.sum() == pytest.approx(1.0) and np.allclose(p, expected)
 
 
 def test_stack_rows_leaves_future_keys_as_minus_inf():
-    out = figs.stack_rows([np.array([1.0]), np.array([0.25, 0.75]), np.array([0.2, 0.3, 0.5])])
+    out = view.stack_rows([np.array([1.0]), np.array([0.25, 0.75]), np.array([0.2, 0.3, 0.5])])
     assert out.shape == (3, 3) and out.dtype == np.float32
     assert np.isneginf(out[0, 1:]).all() and np.isneginf(out[1, 2])
     assert np.array_equal(out[2], np.float32([0.2, 0.3, 0.5]))
 
 
 def test_markdown_text_escapes_punctuation_only():
-    assert figs.markdown_text("3·*a*") == "3·\\*a\\*"
-    assert figs.markdown_text(":red[x] $y$") == "\\:red\\[x\\] \\$y\\$"
-    assert figs.markdown_text("chat") == "chat" and figs.markdown_text("2·été") == "2·été"
+    assert text.markdown_text("3·*a*") == "3·\\*a\\*"
+    assert text.markdown_text(":red[x] $y$") == "\\:red\\[x\\] \\$y\\$"
+    assert text.markdown_text("chat") == "chat" and text.markdown_text("2·été") == "2·été"
 
 
 def test_top_k_bars_draws_each_probability_most_likely_on_top_and_colours_the_chosen():
@@ -59,7 +61,7 @@ def test_weight_bars_show_the_weights_on_the_shared_scale():
 
 
 def test_alignment_shows_the_rows_and_outlines_the_current_step():
-    rows = figs.stack_rows([np.float32([1.0]), np.float32([0.4, 0.6])])
+    rows = view.stack_rows([np.float32([1.0]), np.float32([0.4, 0.6])])
     fig = figs.alignment(rows, ["0·a", "1·b"], ["1·x", "2·y"], current=1, title="all")
     z = values(fig.data[0].z)
     assert np.isnan(z[0, 1]) and np.allclose(z[1], [0.4, 0.6])  # the future key is an empty cell
@@ -83,9 +85,9 @@ def tree(best=(1, 1)):
 
 
 def test_best_path_follows_the_parents_back():
-    assert figs.best_path(PARENTS, (1, 0)) == [1, 0]
-    assert figs.best_path(PARENTS, (1, 2)) == [0, 2]
-    assert figs.best_path(PARENTS, (0, 1)) == [1]
+    assert view.best_path(PARENTS, (1, 0)) == [1, 0]
+    assert view.best_path(PARENTS, (1, 2)) == [0, 2]
+    assert view.best_path(PARENTS, (0, 1)) == [1]
 
 
 def test_beam_tree_has_one_node_per_beam_linked_to_its_parent():
@@ -114,5 +116,5 @@ def test_beam_tree_marks_the_best_path_and_says_what_ended():
 
 
 def test_token_chips_escape_every_label_and_mark_the_chosen_one():
-    chips = figs.token_chips(["0·<s>", "1·*le*"], "2·[chat]")
+    chips = text.token_chips(["0·<s>", "1·*le*"], "2·[chat]")
     assert chips == ":gray-badge[0·\\<s\\>] :gray-badge[1·\\*le\\*] :orange-badge[**2·\\[chat\\]**]"

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs_version
 
-from viz_app.figures.export import page_html
+from viz_app.export import page_html
 
 EVIL = '<script>alert("x")</script> & <b>bold</b>'
 

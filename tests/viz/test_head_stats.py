@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from viz_app import head_stats
+from viz_app.views import head_stats
 
 
 def previous_token_pattern(n: int) -> np.ndarray:

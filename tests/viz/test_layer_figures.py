@@ -1,4 +1,4 @@
-"""Residual stream, FFN and norm figures, checked against tiny models' traces."""
+"""Residual stream, FFN and norm views and figures, checked against tiny models' traces."""
 import numpy as np
 import pytest
 import torch
@@ -7,6 +7,7 @@ from core_model.config import ModelConfig
 from core_model.model import Transformer
 from core_model.trace import run_with_trace
 from viz_app.figures import layers as figs
+from viz_app.views import ffn_norm as view
 
 
 def traced(**overrides):
@@ -20,7 +21,7 @@ def traced(**overrides):
 @pytest.mark.parametrize("placement", ["post", "pre"])
 def test_stream_stages_follow_the_residual_stream(placement):
     _, model, trace = traced(norm_placement=placement)
-    stages = figs.stream_stages(trace.names, "decoder", "tgt", placement == "pre")
+    stages = view.stream_stages(trace.names, "decoder", "tgt", placement == "pre")
     names = [name for _, _, name in stages]
     assert names[0] == "tgt_embed.out"
     if placement == "post":  # the normalized sum is what the next sublayer reads
@@ -37,9 +38,9 @@ def test_stream_stages_follow_the_residual_stream(placement):
 @pytest.mark.parametrize("norm", ["layernorm", "rmsnorm"])
 def test_norm_input_is_what_norm1_normalizes(placement, norm):
     _, model, trace = traced(norm_placement=placement, norm=norm)
-    for stack, side in (("encoder", "src"), ("decoder", "tgt")):
+    for stack in ("encoder", "decoder"):
         for layer in range(2):
-            x = torch.tensor(trace[figs.norm_input_name(stack, side, layer, placement == "pre")])
+            x = torch.tensor(trace[view.norm_input_name(stack, layer, placement == "pre")])
             with torch.no_grad():
                 expected = getattr(model, stack).layers[layer].norm1(x).numpy()
             assert np.allclose(expected, trace.layer(stack, layer, "norm1"), atol=1e-5)
@@ -48,18 +49,18 @@ def test_norm_input_is_what_norm1_normalizes(placement, norm):
 @pytest.mark.parametrize("norm", ["layernorm", "rmsnorm"])
 def test_standardized_is_the_norm_without_its_gain_and_bias(norm):
     x = torch.randn(16) * 3 + 2
-    z = figs.standardized(x.numpy(), norm, 1e-5)
+    z = view.standardized(x.numpy(), norm, 1e-5)
     if norm == "layernorm":
         expected = torch.nn.functional.layer_norm(x, (16,), eps=1e-5)
-        assert abs(figs.moments(z)["mean"]) < 1e-6 and abs(figs.moments(z)["std"] - 1) < 1e-4
+        assert abs(view.moments(z)["mean"]) < 1e-6 and abs(view.moments(z)["std"] - 1) < 1e-4
     else:
         expected = x * torch.rsqrt(x.pow(2).mean() + 1e-5)
-        assert abs(figs.moments(z)["rms"] - 1) < 1e-4
+        assert abs(view.moments(z)["rms"] - 1) < 1e-4
     assert np.allclose(z, expected.numpy(), atol=1e-5)
 
 
 def test_moments():
-    m = figs.moments([1.0, 2.0, 3.0, 6.0])
+    m = view.moments([1.0, 2.0, 3.0, 6.0])
     assert m["mean"] == 3.0 and np.isclose(m["std"], np.std([1, 2, 3, 6])) and np.isclose(m["rms"], np.sqrt(12.5))
 
 
@@ -74,8 +75,8 @@ def test_norm_lines_draw_one_line_per_token_through_the_stages():
 
 def test_inactive_fraction_counts_zeros_for_relu_and_negatives_for_gelu():
     hidden = np.array([[0.0, 0.0, 1.0, 2.0], [-0.1, 0.0, 0.5, -0.2]], np.float32)
-    assert np.allclose(figs.inactive_fraction(hidden, "relu"), [0.5, 0.25])
-    assert np.allclose(figs.inactive_fraction(hidden, "gelu"), [0.0, 0.5])
+    assert np.allclose(view.inactive_fraction(hidden, "relu"), [0.5, 0.25])
+    assert np.allclose(view.inactive_fraction(hidden, "gelu"), [0.0, 0.5])
 
 
 def test_fraction_bars_are_on_a_0_to_1_axis_row_0_on_top():

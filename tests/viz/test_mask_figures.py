@@ -4,8 +4,7 @@ import torch
 
 from core_model import masks
 from viz_app.figures.heatmap import matrix
-from viz_app.figures.masks import (ALLOWED_COLOUR, BLOCKED_COLOUR, PAD_STYLE, mask_figure, pad_weight,
-                                   pad_weight_bars, padded_table)
+from viz_app.figures.masks import ALLOWED_COLOUR, BLOCKED_COLOUR, PAD_STYLE, mask_figure, pad_weight_bars, padded_table
 
 IDS = torch.tensor([[5, 6, 7, 8], [9, 10, 0, 0]])  # sentence 2 padded with pad_id 0
 
@@ -32,16 +31,11 @@ def test_mask_labels_are_escaped():
 def test_padded_table_keeps_the_ids_and_greys_exactly_the_pad_cells():
     styler = padded_table(IDS.numpy(), 0, ["s1", "s2"])
     assert np.array_equal(styler.data.to_numpy(), IDS.numpy())
+    assert list(styler.data.columns) == ["0", "1", "2", "3"] and list(styler.data.index) == ["s1", "s2"]
     styler._compute()  # fills styler.ctx: {(row, col): [(css property, value), ...]}
     styled = {cell for cell, css in styler.ctx.items() if css}
     assert styled == {(1, 2), (1, 3)}
     assert "; ".join(f"{k}: {v}" for k, v in styler.ctx[(1, 2)]) == PAD_STYLE
-
-
-def test_pad_weight_sums_the_weights_on_pad_keys():
-    pattern = np.array([[0.5, 0.2, 0.3, 0.0], [0.1, 0.1, 0.4, 0.4]], np.float32)
-    assert np.allclose(pad_weight(pattern, [False, False, True, True]), [0.3, 0.8])
-    assert np.allclose(pad_weight(pattern, [False] * 4), [0, 0])
 
 
 def test_pad_weight_bars_show_one_bar_per_query_row_on_a_0_to_1_axis():

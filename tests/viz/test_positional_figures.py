@@ -1,32 +1,7 @@
-import math
-
 import numpy as np
 
 from core_model.positional import sinusoidal_table
-from viz_app.figures.positional import CYCLIC_SCALE, curves, head_grid, similarity, wrapped
-
-
-def test_similarity_is_the_symmetric_dot_product_of_rows():
-    table = sinusoidal_table(20, 16).numpy()
-    sim = similarity(table)
-    np.testing.assert_allclose(sim, table.astype(np.float64) @ table.T, atol=1e-5)
-    np.testing.assert_allclose(sim, sim.T)
-    np.testing.assert_allclose(np.diag(sim), 8.0, atol=1e-5)  # every row has length √(d/2)
-    np.testing.assert_allclose(sim[3, 7], sim[10, 14], atol=1e-4)  # depends on the offset only
-
-
-def test_cosine_similarity_has_a_unit_diagonal():
-    rows = np.random.default_rng(1).normal(size=(6, 5)) * np.arange(1, 7)[:, None]
-    sim = similarity(rows, cosine=True)
-    np.testing.assert_allclose(np.diag(sim), 1, atol=1e-6)
-    assert sim.max() <= 1 + 1e-6 and sim.min() >= -1 - 1e-6
-
-
-def test_wrapped_angles_keep_their_rotation():
-    angles = np.array([0.0, 7.0, 100.0, -1.0])
-    w = wrapped(angles)
-    assert np.all((w >= 0) & (w < 2 * math.pi))
-    np.testing.assert_allclose(np.cos(w), np.cos(angles), atol=1e-5)
+from viz_app.figures.positional import CYCLIC_SCALE, curves, head_grid
 
 
 def test_curves_draw_one_named_line_per_dimension():

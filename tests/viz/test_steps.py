@@ -1,5 +1,5 @@
-"""Step-by-step attention: the figure builders (no streamlit), and viz_app.attention_steps checked
-against the model's own trace and against numpy."""
+"""Step-by-step attention: the figure builders (no streamlit), and the self-attention and worked-example
+views checked against the model's own trace and against numpy."""
 from __future__ import annotations
 
 import math
@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 from core_model import ModelConfig, Transformer, run_with_trace
-from viz_app import attention_steps as steps
+from viz_app import loaders
+from viz_app.views import self_attention as steps
+from viz_app.views import worked_example as worked
 from viz_app.figures import steps as figs
 
 SRC, TGT = [5, 6, 7, 8, 9], [2, 11, 12, 13]
@@ -99,7 +101,7 @@ def test_input_times_head_weights_gives_the_traced_q_k_v(overrides, block, layer
     model, trace = model_and_trace(**overrides)
     stack, kind = block.split(".")
     x, memory = steps.block_inputs(trace, model.cfg.norm_placement == "pre", stack, layer, kind)
-    w = steps.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
+    w = loaders.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
     view = trace.attn(stack, layer, kind)
     np.testing.assert_allclose(x @ w["w_q"] + w["b_q"], view.q[0, head], atol=1e-5)
     np.testing.assert_allclose(memory @ w["w_k"] + w["b_k"], view.k[0, head], atol=1e-5)
@@ -109,9 +111,14 @@ def test_input_times_head_weights_gives_the_traced_q_k_v(overrides, block, layer
 
 def test_head_weights_are_copies_not_views_of_the_model():
     model, _ = model_and_trace()
-    w = steps.head_weights(model.encoder.layers[0].self_attn, 0)
+    w = loaders.head_weights(model.encoder.layers[0].self_attn, 0)
     w["w_q"][:] = 0
     assert model.encoder.layers[0].self_attn.q_proj.weight.abs().sum() > 0
+
+
+def head_weights(model, block, layer, head):
+    stack, kind = block.split(".")
+    return loaders.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
 
 
 def stages_by_name(hs):
@@ -122,7 +129,8 @@ def test_head_steps_show_the_traces_values_for_the_chosen_head():
     model, trace = model_and_trace()
     src, tgt = tuple(f"{i}·s" for i in range(5)), tuple(f"{i}·t" for i in range(4))
     for head in (0, 1):
-        hs = steps.head_steps(trace, model, model.cfg, "decoder.self_attn", 1, head, src, tgt)
+        hs = steps.head_steps(trace, head_weights(model, "decoder.self_attn", 1, head), model.cfg, "decoder.self_attn",
+                          1, head, src, tgt)
         view, s = trace.attn("decoder", 1, "self_attn"), stages_by_name(hs)
         for name, leaf in [("q", "q"), ("k", "k"), ("v", "v"), ("scores", "scores"), ("scaled", "scores_scaled"),
                            ("masked", "scores_masked"), ("pattern", "pattern"), ("z", "z")]:
@@ -133,14 +141,16 @@ def test_head_steps_show_the_traces_values_for_the_chosen_head():
         assert hs.q_labels == tgt and hs.k_labels == tgt
         np.testing.assert_array_equal(hs.rows[1], view.scores_masked[0, head])
         np.testing.assert_array_equal(hs.rows[2], view.pattern[0, head])
-    assert not np.allclose(stages_by_name(steps.head_steps(trace, model, model.cfg, "decoder.self_attn", 1, 0,
-                                                           src, tgt))["q"].values, s["q"].values)
+    head_0 = steps.head_steps(trace, head_weights(model, "decoder.self_attn", 1, 0), model.cfg, "decoder.self_attn",
+                              1, 0, src, tgt)
+    assert not np.allclose(stages_by_name(head_0)["q"].values, s["q"].values)
 
 
 def test_cross_attention_keys_are_the_source_tokens():
     model, trace = model_and_trace()
     src, tgt = tuple(f"{i}·s" for i in range(5)), tuple(f"{i}·t" for i in range(4))
-    hs = steps.head_steps(trace, model, model.cfg, "decoder.cross_attn", 0, 1, src, tgt)
+    hs = steps.head_steps(trace, head_weights(model, "decoder.cross_attn", 0, 1), model.cfg, "decoder.cross_attn",
+                          0, 1, src, tgt)
     s = stages_by_name(hs)
     assert hs.q_labels == tgt and hs.k_labels == src
     assert s["pattern"].x_labels == src and s["pattern"].y_labels == tgt and s["memory"].y_labels == src
@@ -159,7 +169,8 @@ def test_unscaled_run_scores_equal_raw_scores_and_softmax_of_them():
     model = Transformer(ModelConfig(src_vocab_size=40, tgt_vocab_size=40, d_model=16, n_heads=2, d_ff=32,
                                     n_encoder_layers=1, n_decoder_layers=1)).eval()
     trace = run_with_trace(model, SRC, TGT, scale=False)[1]
-    hs = steps.head_steps(trace, model, model.cfg, "encoder.self_attn", 0, 1, (), (), scale=False)
+    hs = steps.head_steps(trace, head_weights(model, "encoder.self_attn", 0, 1), model.cfg, "encoder.self_attn",
+                          0, 1, (), (), scale=False)
     scores, scaled, weights = hs.rows
     np.testing.assert_array_equal(scaled, scores)  # the encoder masks nothing here
     np.testing.assert_allclose(weights, numpy_softmax(scores.astype(np.float64)), atol=1e-6)
@@ -177,7 +188,7 @@ def test_worked_example_matches_numpy():
     rng = np.random.default_rng(0)
     x, wq, wk, wv = (rng.normal(size=shape) for shape in [(3, 4), (4, 4), (4, 4), (4, 4)])
     for causal in (False, True):
-        s = steps.worked(x, wq, wk, wv, causal)
+        s = loaders.worked_attention(x, wq, wk, wv, causal)
         q, k, v = x @ wq, x @ wk, x @ wv
         scores = q @ k.T
         masked = scores / 2 if not causal else np.where(np.tril(np.ones((3, 3))) > 0, scores / 2, -np.inf)
@@ -191,20 +202,20 @@ def test_worked_example_matches_numpy():
 
 
 def test_worked_defaults_give_each_token_a_different_favourite():
-    d = steps.WORKED
-    pattern = steps.worked(d["X"], d["W_Q"], d["W_K"], d["W_V"], False)["pattern"]
+    d = worked.WORKED
+    pattern = loaders.worked_attention(d["X"], d["W_Q"], d["W_K"], d["W_V"], False)["pattern"]
     assert len(set(pattern.argmax(1))) == 3 and 0.45 < pattern.max(1).min() and pattern.max() < 0.8
 
 
 def test_read_grid_zeroes_non_numbers_and_clips_large_values():
     table = pd.DataFrame({"token": ["a", "b"], "0": [1.5, None], "1": [np.nan, 1e6], "2": ["x", "-250"]})
-    values, missing, clipped = steps.read_grid(table, ["0", "1", "2"])
-    np.testing.assert_array_equal(values, [[1.5, 0.0, 0.0], [0.0, steps.LIMIT, -steps.LIMIT]])
+    values, missing, clipped = worked.read_grid(table, ["0", "1", "2"])
+    np.testing.assert_array_equal(values, [[1.5, 0.0, 0.0], [0.0, worked.LIMIT, -worked.LIMIT]])
     assert (missing, clipped) == (3, 2)
-    values, missing, clipped = steps.read_grid(pd.DataFrame({"0": [np.inf]}), ["0"])
-    assert values[0, 0] == steps.LIMIT and (missing, clipped) == (0, 1)
+    values, missing, clipped = worked.read_grid(pd.DataFrame({"0": [np.inf]}), ["0"])
+    assert values[0, 0] == worked.LIMIT and (missing, clipped) == (0, 1)
 
 
 def test_worked_labels_keep_positions_and_tidy_words():
-    labels = steps.worked_labels(["I", None, "  big   cats ", "x" * 30])
+    labels = worked.worked_labels(["I", None, "  big   cats ", "x" * 30])
     assert labels == ("0·I", "1·", "2·big cats", "3·" + "x" * 20)

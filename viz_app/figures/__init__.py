@@ -1,4 +1,1 @@
-"""Pure plotly builders: numpy arrays and labels in, go.Figure out (no streamlit, no torch)."""
-from .heatmap import matrix, safe_labels, to_csv
-
-__all__ = ["matrix", "safe_labels", "to_csv"]
+"""Pure plotly builders: a view's arrays and labels in, go.Figure out (no streamlit, no torch, no maths)."""

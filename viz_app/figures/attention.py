@@ -5,8 +5,6 @@ cells are -inf in what a heatmap shows and filtered-out cells NaN, so both are d
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 
 import numpy as np
@@ -16,32 +14,14 @@ import plotly.io
 from .heatmap import ATTENTION_SCALE, matrix, safe_labels
 
 GRID_CELLS = 100_000  # float32 cells the grid starts from: 0.53 MB of base64, whatever the model's size
-GRID_BYTES = 950_000  # and the JSON it may send at most (a 1 MB budget, with room for the page's own)
+GRID_BYTES = 950_000  # the JSON the grid may send at most (a 1 MB budget, with room for the page's own)
 LINE_COLOR = "rgb(31, 78, 156)"
 MASKED_COLOR = "rgb(200, 200, 200)"  # cells the mask forbids, told apart from filtered (blank) ones
 LINE_BUCKETS = 10  # one trace per opacity step, each a None-separated polyline: light however many lines
 
 
-def filter_mask(weights, top_k: int = 0, threshold: float = 0.0, allowed=None) -> np.ndarray:
-    """Cells kept: among the allowed ones, the top_k largest of each row (0 = all) that reach threshold."""
-    w = np.asarray(weights, dtype=np.float32)  # [q, k]
-    allowed = np.ones(w.shape, bool) if allowed is None else np.asarray(allowed, bool)
-    keep = allowed & (w >= threshold)
-    if 0 < top_k < w.shape[-1]:
-        ranked = np.where(allowed, w, -np.inf)
-        order = np.argsort(-ranked, axis=-1, kind="stable")[..., :top_k]  # ties go to the earlier key
-        top = np.zeros(w.shape, bool)
-        np.put_along_axis(top, order, True, axis=-1)
-        keep &= top
-    return keep
-
-
-def shown_values(weights, blocked, kept) -> np.ndarray:
-    """What the enlarged heatmap draws: the weight, -inf where masked, NaN where filtered out."""
-    w = np.asarray(weights, dtype=np.float32)
-    return np.where(blocked, -np.inf, np.where(kept, w, np.nan)).astype(np.float32)
-
-
+# Pooling is how the grid keeps to its bytes budget, a drawing decision: it lives with the figure, and the
+# grid's CSV (export.grid_csv) pools the same way so that it holds the numbers as drawn.
 def grid_block(n_plots: int, n_q: int, n_k: int, cells: int = GRID_CELLS) -> int:
     """Side of the square block pooled into one grid cell so that the grid stays within `cells`."""
     per_plot = max(cells // max(n_plots, 1), 1)
@@ -171,35 +151,6 @@ def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", 
     fig.update_yaxes(visible=False, range=[-(bottom + 0.7), -(top - 0.7)])
     fig.update_layout(title=title, height=80 + 18 * (bottom - top + 1), margin=dict(l=10, r=10, t=40, b=10))
     return fig
-
-
-def _write(rows, header) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(header)
-    writer.writerows(rows)
-    return out.getvalue()
-
-
-def lines_csv(weights, kept, q_labels, k_labels, header, min_weight: float = 0.01) -> str:
-    """The drawn lines as rows: query, key, weight."""
-    w = np.asarray(weights, dtype=np.float32)
-    qi, kj = np.nonzero(np.asarray(kept, bool) & (w >= min_weight))
-    return _write(((q_labels[i], k_labels[j], str(w[i, j])) for i, j in zip(qi, kj)), header)
-
-
-def _spans(labels, block: int) -> list[str]:
-    """Axis labels of pooled cells: the first and last token each one covers."""
-    labels = list(labels)
-    ends = [(i, min(i + block, len(labels)) - 1) for i in range(0, len(labels), block)]
-    return [labels[a] if a == b else f"{labels[a]} … {labels[b]}" for a, b in ends]
-
-
-def grid_csv(patterns, q_labels, k_labels, header, block: int = 1) -> str:
-    """The grid's numbers as drawn, one row per cell: layer, head, query, key, weight (pooled like the grid)."""
-    p = pool_max(patterns, block)  # [layers, heads, q/block, k/block]
-    q, k = _spans(q_labels, block), _spans(k_labels, block)
-    return _write(((l, h, q[i], k[j], str(p[l, h, i, j])) for l, h, i, j in np.ndindex(*p.shape)), header)
 
 
 def stat_map(values, layer_names, head_names, title: str, zrange=None, hover_fmt: str = ".3f") -> go.Figure:

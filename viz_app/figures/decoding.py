@@ -4,39 +4,13 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .heatmap import matrix, safe_labels
+from ..text import safe_labels
+from .heatmap import matrix
 
 CHOSEN = "#E69F00"  # Okabe-Ito orange: the chosen token, the best beam path
 OTHER = "#0072B2"  # Okabe-Ito blue: every other candidate
 REFERENCE = "#BBBBBB"  # the model's own softmax behind the sampling distribution
 EDGE = "#999999"
-
-
-def softmax(logits) -> np.ndarray:
-    """softmax of a 1-D array of logits, in float64 so small probabilities keep their digits."""
-    z = np.asarray(logits, dtype=np.float64)
-    e = np.exp(z - z.max())
-    return e / e.sum()
-
-
-def markdown_text(label: str) -> str:
-    """Backslash-escape ASCII punctuation, so a widget that reads Markdown shows a token as typed."""
-    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(label))
-
-
-def token_chips(prefix, chosen: str) -> str:
-    """Markdown badges: the decoder input in grey, the chosen token in orange, every label escaped."""
-    chips = [f":gray-badge[{markdown_text(label)}]" for label in prefix]
-    return " ".join(chips + [f":orange-badge[**{markdown_text(chosen)}**]"])
-
-
-def stack_rows(rows) -> np.ndarray:
-    """Rows of growing length → [steps, longest] float32, the missing (future) keys as -inf."""
-    width = max(len(r) for r in rows)
-    out = np.full((len(rows), width), -np.inf, dtype=np.float32)
-    for i, row in enumerate(rows):
-        out[i, :len(row)] = row
-    return out
 
 
 def top_k_bars(labels, probs, chosen: int, title: str = "", x_title: str = "", reference=None,
@@ -83,17 +57,6 @@ def alignment(values, x_labels, y_labels, current: int, title: str = "", x_title
     fig.add_shape(type="rect", x0=-0.5, x1=width - 0.5, y0=current - 0.5, y1=current + 0.5,
                   line=dict(color=CHOSEN, width=3))
     return fig
-
-
-def best_path(parents, end: tuple[int, int]) -> list[int]:
-    """The rank at each step of the nodes leading to `end` = (step, rank), following `parents` back."""
-    step, rank = end
-    path = [rank]
-    while step > 0:
-        rank = parents[step][rank]
-        step -= 1
-        path.append(rank)
-    return path[::-1]
 
 
 def beam_tree(labels, scores, normalized, parents, finished, best=None, root: str = "",

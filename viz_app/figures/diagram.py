@@ -7,9 +7,10 @@ def _box(name: str, label: str, fill: str) -> str:
     return f'  {name} [label="{safe}", fillcolor="{fill}"];'
 
 
-def model_diagram(arch: str, d_model: int, n_heads: int, d_ff: int, n_enc: int, n_dec: int,
-                  vocab: int, n_src: int, n_tgt: int, words: dict) -> str:
-    """DOT text of the architecture; `words` holds the translated box labels (see i18n overview)."""
+def model_diagram(shape, words: dict) -> str:
+    """DOT text of the architecture; `shape` holds its sizes and the sentence's lengths (views.overview.Diagram),
+    `words` the translated box labels (see i18n overview)."""
+    arch, d_model, vocab, n_src, n_tgt = shape.arch, shape.d_model, shape.vocab, shape.n_src, shape.n_tgt
     lines = ['digraph model {', '  rankdir=BT; node [shape=box, style="rounded,filled", fontname="sans-serif"];']
     if arch in ("encoder-decoder", "encoder"):
         lines += [

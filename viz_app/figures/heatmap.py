@@ -1,21 +1,14 @@
 """Matrices as heatmaps: exact values on hover, -inf cells empty and labelled, CSV of the numbers."""
 from __future__ import annotations
 
-import csv
-import html
-import io
-
 import numpy as np
 import plotly.express as px
 import plotly.graph_objects as go
 
+from ..text import safe_labels
+
 ATTENTION_SCALE = "Cividis"  # colour-blind-safe, monotone in lightness
 DIVERGING_SCALE = "RdBu_r"  # for signed values (embeddings, scores): 0 is white
-
-
-def safe_labels(labels) -> list[str]:
-    """Escape '<' and '&' so plotly shows typed HTML as text instead of interpreting it."""
-    return [html.escape(str(label), quote=False) for label in labels]
 
 
 def matrix(values, x_labels=None, y_labels=None, title: str = "", zrange=None, scale=None,
@@ -44,16 +37,3 @@ def matrix(values, x_labels=None, y_labels=None, title: str = "", zrange=None, s
     fig.update_xaxes(side="bottom", tickangle=-45 if len(x) > 8 else 0, type="category" if x_labels is not None else None)
     fig.update_yaxes(type="category" if y_labels is not None else None)
     return fig
-
-
-def to_csv(values, x_labels=None, y_labels=None) -> str:
-    """The numbers of a 2-D array with its labels, as CSV text (-inf written as -inf)."""
-    z = np.asarray(values, dtype=np.float32)
-    x = list(x_labels) if x_labels is not None else list(range(z.shape[1]))
-    y = list(y_labels) if y_labels is not None else list(range(z.shape[0]))
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow([""] + [str(v) for v in x])
-    for label, row in zip(y, z):
-        writer.writerow([str(label)] + [str(v) for v in row])  # shortest text that reads back to the float32
-    return out.getvalue()

@@ -4,35 +4,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .heatmap import matrix, safe_labels
+from ..text import safe_labels
+from .heatmap import matrix
 
 BEFORE_COLOUR, AFTER_COLOUR = "#e69f00", "#0072b2"  # Okabe–Ito orange and blue: colour-blind-safe
-
-
-def stream_stages(names, stack: str, side: str, pre_norm: bool) -> list[tuple[int | None, str, str]]:
-    """The residual stream's states in order, as (layer or None, leaf, trace name).
-
-    Post-norm layers carry the normalized sum on to the next sublayer, so their norms are
-    stages of the stream; pre-norm layers only feed a normalized copy to the sublayer, so the
-    stream is the sums alone, read out through the stack's final norm.
-    """
-    stages = [(None, "embed", f"{side}_embed.out")]
-    prefix = f"{stack}.layers."
-    for name in names:
-        if name.startswith(prefix):
-            layer, leaf = name[len(prefix):].split(".", 1)
-            if leaf.startswith("resid_") or (leaf.startswith("norm") and not pre_norm):
-                stages.append((int(layer), leaf, name))
-    if f"{stack}.final_norm" in names:
-        stages.append((None, "final_norm", f"{stack}.final_norm"))
-    return stages
-
-
-def norm_input_name(stack: str, side: str, layer: int, pre_norm: bool) -> str:
-    """The trace name of the value that norm1 of a layer normalizes."""
-    if not pre_norm:
-        return f"{stack}.layers.{layer}.resid_mid"  # x + attention(x), normalized after the sum
-    return f"{side}_embed.out" if layer == 0 else f"{stack}.layers.{layer - 1}.resid_post"  # the layer's input
 
 
 def norm_lines(norms, stage_labels, token_labels, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
@@ -48,12 +23,6 @@ def norm_lines(norms, stage_labels, token_labels, title: str, x_title: str = "",
     return fig
 
 
-def inactive_fraction(hidden, activation: str) -> np.ndarray:
-    """Per token, the share of FFN units a ReLU set to exactly 0 or a GELU made negative: [pos, d_ff] → [pos]."""
-    hidden = np.asarray(hidden)
-    return ((hidden == 0) if activation == "relu" else (hidden < 0)).mean(-1).astype(np.float32)
-
-
 def fraction_bars(fractions, labels, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
     """One horizontal bar per token, 0..1, row 0 on top (to sit beside a heatmap of the same tokens)."""
     fig = go.Figure(go.Bar(x=np.asarray(fractions, dtype=np.float32), y=safe_labels(labels), orientation="h",
@@ -63,20 +32,6 @@ def fraction_bars(fractions, labels, title: str, x_title: str = "", y_title: str
     fig.update_xaxes(range=[0, 1])
     fig.update_yaxes(type="category", autorange="reversed")
     return fig
-
-
-def moments(x) -> dict[str, float]:
-    """Mean, standard deviation and root mean square of one vector."""
-    x = np.asarray(x, dtype=np.float64)
-    return {"mean": float(x.mean()), "std": float(x.std()), "rms": float(np.sqrt((x ** 2).mean()))}
-
-
-def standardized(x, norm: str, eps: float) -> np.ndarray:
-    """What a norm makes of one vector before its learned gain and bias: (x − μ)/σ, or x / rms(x) for RMSNorm."""
-    x = np.asarray(x, dtype=np.float64)
-    if norm == "rmsnorm":
-        return x / np.sqrt((x ** 2).mean() + eps)
-    return (x - x.mean()) / np.sqrt(x.var() + eps)
 
 
 def norm_histograms(before, after, names, title: str, x_title: str = "", y_title: str = "") -> go.Figure:

@@ -1,4 +1,4 @@
-"""Masks drawn as may-attend / blocked grids, padded batches as tables, and the weight that leaks onto padding."""
+"""Masks drawn as may-attend / blocked grids, padded batches as tables, bars of the weight that leaks onto padding."""
 from __future__ import annotations
 
 import numpy as np
@@ -13,9 +13,11 @@ PAD_STYLE = "color: #9a9a9a; background-color: #efefef"
 
 
 def padded_table(ids, pad_id: int, row_names, col_names=None):
-    """The padded ids [b, n] as a table whose padding cells are greyed (a pandas Styler)."""
+    """The padded ids [b, n] as a table whose padding cells are greyed (a pandas Styler); columns are
+    titled by position unless `col_names` are given."""
     ids = np.asarray(ids)
-    frame = pd.DataFrame(ids, index=list(row_names), columns=list(col_names or range(ids.shape[1])))
+    columns = list(col_names) if col_names is not None else [str(i) for i in range(ids.shape[1])]
+    frame = pd.DataFrame(ids, index=list(row_names), columns=columns)
     return frame.style.map(lambda v: PAD_STYLE if v == pad_id else "")
 
 
@@ -31,11 +33,6 @@ def mask_figure(mask, x_labels, y_labels, title: str, allowed: str, blocked: str
                       xgap=1, ygap=1)
     fig.update_coloraxes(colorbar=dict(tickvals=[0.25, 0.75], ticktext=[blocked, allowed], len=0.5))
     return fig
-
-
-def pad_weight(pattern, key_is_pad) -> np.ndarray:
-    """Per query row, the attention weight that lands on padding keys: pattern [q, k] → [q]."""
-    return np.asarray(pattern, dtype=np.float32)[:, np.asarray(key_is_pad, dtype=bool)].sum(-1)
 
 
 def pad_weight_bars(weights, labels, row_is_pad, title: str, x_title: str = "", y_title: str = "") -> go.Figure:

@@ -7,23 +7,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .heatmap import DIVERGING_SCALE, safe_labels
+from ..text import safe_labels
+from .heatmap import DIVERGING_SCALE
 
 LINE_COLOURS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#000000")  # Tol
 CYCLIC_SCALE = "Twilight"  # angles wrap around: 0 and 2π get the same colour
-
-
-def similarity(table, cosine: bool = False) -> np.ndarray:
-    """Rows' dot products (or cosine similarities) with each other: [n, d] → [n, n]."""
-    rows = np.asarray(table, dtype=np.float64)  # [n, d]
-    if cosine:
-        rows = rows / np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), 1e-12)
-    return (rows @ rows.T).astype(np.float32)
-
-
-def wrapped(angles) -> np.ndarray:
-    """Angles reduced to [0, 2π), the only part a rotation sees."""
-    return np.mod(np.asarray(angles, dtype=np.float64), 2 * math.pi).astype(np.float32)
 
 
 def curves(table, dims, names, title: str = "", x_title: str = "", y_title: str = "") -> go.Figure:

@@ -1,15 +1,18 @@
-"""The Decoding page's controls and views (streamlit); app_pages/decoding.py only places them."""
+"""The Decoding page's controls and charts (streamlit), each drawn from a view; app_pages/decoding.py places them."""
 from __future__ import annotations
 
-import numpy as np
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
-from . import page, state
-from .loaders import show_piece
-from .figures import decoding as figs
-from .figures.heatmap import matrix, to_csv
-from .i18n import named, t
+from .. import page, state
+from ..figures import decoding as figs
+from ..export import to_csv
+from ..figures.heatmap import matrix
+from ..i18n import named, t
+from ..text import piece, token_chips
+from ..views import decoding as view
 
 PARAMS = {  # name: (default, parse, low, high, step), the bounds of each method's widget
     "width": (4, state.parse_int, 1, 8, 1), "alpha": (0.6, float, 0.0, 2.0, 0.1),
@@ -23,18 +26,16 @@ FORMULAS = {
 }
 
 
+def usable(bounds: tuple, value) -> bool:
+    """A number within a widget's bounds (low, high); True and False are no numbers here."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
+
+
 def param(name: str, column):
-    """A URL-synced number widget; a value outside its bounds (from a link) falls back to the default."""
+    """A URL-synced number widget; a value outside its bounds (from a link or a script) falls back to the default."""
     default, parse, low, high, step = PARAMS[name]
     key = f"decoding.{name}"
-
-    def usable(value) -> bool:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
-
-    value = state.synced(key, default, parse, usable)  # a link's value is quoted as written
-    if not usable(value):  # set in the session by a script
-        state.bad_link(key, value, default)
-        value = default
+    value = state.setting(key, default, parse, partial(usable, (low, high)), say_stale=True)
     st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
     state.publish(key)
     widget = column.number_input if isinstance(default, int) else column.slider
@@ -43,10 +44,7 @@ def param(name: str, column):
 
 def controls() -> tuple[str, dict]:
     """The method radio and its parameters; returns (method, keyword arguments for loaders.decode)."""
-    method = state.synced("decoding.method", "greedy")
-    if method not in METHOD_PARAMS:
-        state.bad_link("decoding.method", method, "greedy")
-        st.session_state["decoding.method"] = method = "greedy"
+    method = state.setting("decoding.method", "greedy", ok=METHOD_PARAMS.__contains__, say_stale=True)
     st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
              format_func=named("decoding.method"))
     # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
@@ -84,19 +82,13 @@ def step_control(n: int) -> int:
     return step
 
 
-def piece(tokenizer, i: int) -> str:
-    """A token as a reader sees it: sentencepiece's word mark ▁ dropped, byte pieces as <E4>."""
-    return show_piece(tokenizer.display_pieces([i])[0])
-
-
 def summary(decoded, k: int, labels, tokenizer) -> None:
     """The decoder input as chips with the chosen token selected, and the output so far as text."""
     step = decoded.steps[k]
     here = len(step.prefix)  # the position the chosen token takes in the next step's input
     st.caption(t("decoding.prefix"))
-    st.markdown(figs.token_chips(labels[:here], labels[here]))
-    p = figs.softmax(step.logits)[step.chosen]
-    st.metric(t("decoding.chosen", k=k), labels[here], t("decoding.chosen.p", p=p), delta_color="off",
+    st.markdown(token_chips(labels[:here], labels[here]))
+    st.metric(t("decoding.chosen", k=k), labels[here], t("decoding.chosen.p", p=view.chosen_p(step)), delta_color="off",
               delta_arrow="off")
     st.caption(t("decoding.so_far"))
     st.text(tokenizer.decode(list(step.prefix[len(decoded.steps[0].prefix):]) + [step.chosen]))
@@ -106,77 +98,61 @@ def summary(decoded, k: int, labels, tokenizer) -> None:
 
 def top_chart(step, tokenizer, method: str) -> None:
     """The step's most likely next tokens; for sampling, the filtered distribution over the model's own."""
-    ids, probs = zip(*step.top)
-    chosen = ids.index(step.chosen) if step.chosen in ids else -1
+    top = view.top(step, method)
     sampled = method == "sample"
-    title = t("decoding.top.sample" if sampled else "decoding.top.title", n=len(ids))
-    fig = figs.top_k_bars([piece(tokenizer, i) for i in ids], probs, chosen, title, t("decoding.top.x"),
-                          figs.softmax(step.logits)[list(ids)] if sampled else None,
+    pieces = [piece(tokenizer, i) for i in top.ids]
+    title = t("decoding.top.sample" if sampled else "decoding.top.title", n=len(top.ids))
+    fig = figs.top_k_bars(pieces, top.probs, top.chosen, title, t("decoding.top.x"), top.reference,
                           (t("decoding.top.sampled"), t("decoding.top.model")))
-    pieces = [piece(tokenizer, i) for i in ids]
-    page.chart(fig, "decoding.top", to_csv(np.array([probs]), pieces, [t("decoding.top.x")]))
-    if chosen < 0:
-        st.caption(t("decoding.top.outside", n=len(ids)))
+    page.chart(fig, "decoding.top", to_csv(top.probs[None], pieces, [t("decoding.top.x")]))
+    if top.chosen < 0:
+        st.caption(t("decoding.top.outside", n=len(top.ids)))
 
 
-def attention_rows(rows, keys, heads, name: str, title: str, x_title: str) -> None:
+def attention_rows(rows: view.Rows, heads, name: str, title: str, x_title: str) -> None:
     """One step's rows of one layer: heads × keys, on the shared 0..1 scale."""
-    fig = matrix(rows, keys, heads, title=title, zrange=(0, 1), x_title=x_title, y_title=t("decoding.heads"))
-    page.chart(fig, name, to_csv(rows, keys, heads))
+    fig = matrix(rows.values, rows.keys, heads, title=title, zrange=(0, 1), x_title=x_title, y_title=t("decoding.heads"))
+    page.chart(fig, name, to_csv(rows.values, rows.keys, heads))
 
 
-def cross_view(step, layer: int, src_labels, heads) -> None:
+def cross_view(rows: view.Rows, mean, layer: int, heads) -> None:
     """The step's cross-attention: every head's row over the source, and their average as bars."""
     st.write(t("decoding.formula.cross"))
     st.latex(r"\alpha_t = \mathrm{softmax}\!\left(\frac{q_t K_{\mathrm{enc}}^\top}{\sqrt{d_k}}\right)")
     left, right = st.columns([3, 2])
     with left:
-        attention_rows(step.cross_attn[layer], src_labels, heads, "decoding.cross",
-                       t("decoding.cross.title", layer=layer), t("decoding.source"))
-    mean = step.cross_attn[layer].mean(0)  # [src]
-    fig = figs.weight_bars(src_labels, mean, t("decoding.cross.mean"), t("decoding.source"), t("decoding.weight"))
+        attention_rows(rows, heads, "decoding.cross", t("decoding.cross.title", layer=layer), t("decoding.source"))
+    fig = figs.weight_bars(rows.keys, mean, t("decoding.cross.mean"), t("decoding.source"), t("decoding.weight"))
     with right:
-        page.chart(fig, "decoding.cross_mean", to_csv(mean[None], src_labels, [t("decoding.cross.mean")]))
+        page.chart(fig, "decoding.cross_mean", to_csv(mean[None], rows.keys, [t("decoding.cross.mean")]))
 
 
 def steps_table(decoded, labels) -> None:
     """Every step's chosen token with the model's probability of it."""
-    steps = decoded.steps
-    st.dataframe(pd.DataFrame({t("decoding.table.step"): range(len(steps)),
-                               t("decoding.table.token"): [labels[len(s.prefix)] for s in steps],
-                               t("decoding.table.p"): [figs.softmax(s.logits)[s.chosen] for s in steps]}),
-                 hide_index=True)
+    table = view.steps_table(decoded, labels)
+    st.dataframe(pd.DataFrame({t("decoding.table.step"): range(len(table.tokens)), t("decoding.table.token"): table.tokens,
+                               t("decoding.table.p"): table.probs}), hide_index=True)
 
 
 def all_steps(decoded, labels, src_labels, layer: int, step: int) -> None:
     """Every step's attention stacked, heads averaged: cross-attention if there is an encoder, else self."""
-    steps = decoded.steps
-    cross = steps[0].cross_attn is not None
-    values = figs.stack_rows([(s.cross_attn if cross else s.self_attn)[layer].mean(0) for s in steps])  # [steps, keys]
-    keys = src_labels if cross else labels[:values.shape[1]]
-    generated = [labels[len(s.prefix)] for s in steps]
-    st.caption(t("decoding.all.cross" if cross else "decoding.all.self", layer=layer))
-    fig = figs.alignment(values, keys, generated, step, x_title=t("decoding.source" if cross else "decoding.input"),
+    a = view.alignment(decoded, labels, src_labels, layer)
+    st.caption(t("decoding.all.cross" if a.cross else "decoding.all.self", layer=layer))
+    fig = figs.alignment(a.values, a.keys, a.generated, step, x_title=t("decoding.source" if a.cross else "decoding.input"),
                          y_title=t("decoding.all.y"))
-    page.chart(fig, "decoding.all", to_csv(values, keys, generated))
+    page.chart(fig, "decoding.all", to_csv(a.values, a.keys, a.generated))
 
 
 def beam_view(decoded, tokenizer, width: int) -> None:
     """The beam tree (x = step, y = rank) and the final hypotheses with their scores."""
-    tree, hyps = decoded.beams, decoded.hypotheses
-    end = next((s.index, r) for s in tree for r, b in enumerate(s.beams) if b.tokens == hyps[0].tokens)
-    parents = [[b.parent for b in s.beams] for s in tree]
-
-    def field(name):
-        return [[getattr(b, name) for b in s.beams] for s in tree]
-
-    fig = figs.beam_tree([[piece(tokenizer, b.tokens[-1]) for b in s.beams] for s in tree], field("score"),
-                         field("normalized"), parents, field("finished"), figs.best_path(parents, end),
+    tree, hyps = view.tree(decoded), decoded.hypotheses
+    fig = figs.beam_tree([[piece(tokenizer, i) for i in step] for step in tree.last_ids], tree.scores,
+                         tree.normalized, tree.parents, tree.finished, tree.best,
                          root=piece(tokenizer, tokenizer.bos_id), title=t("decoding.beam.title", w=width),
                          x_title=t("decoding.beam.x"), y_title=t("decoding.beam.y"),
                          words=(t("decoding.beam.score"), t("decoding.beam.normalized"), t("decoding.beam.finished")))
     nodes = pd.DataFrame([(s.index, r, b.parent, tokenizer.decode(list(b.tokens)), b.score, b.normalized, b.finished)
-                          for s in tree for r, b in enumerate(s.beams)],
+                          for s in decoded.beams for r, b in enumerate(s.beams)],
                          columns=["step", "rank", "parent", "tokens", "score", "normalized", "finished"])
     page.chart(fig, "decoding.tree", nodes.to_csv(index=False))
     st.caption(t("decoding.hyps"))

@@ -1,0 +1,200 @@
+"""The explorer's views on a tiny hand-made run: grid, hidden [CLS]/[SEP], focus filters, head statistics."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from viz_app.views import explorer as view
+
+SRC = ("0·[CLS]", "1·a", "2·b", "3·[SEP]")
+TGT = ("0·<s>", "1·x", "2·y")
+
+
+def softmax_rows(shape, seed=0, causal=False):
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=shape) * 3
+    if causal:
+        scores = np.where(np.tril(np.ones(shape[-2:], bool)), scores, -np.inf)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
+
+
+class FakeTrace:
+    """attn(stack, layer, kind) of a batch of one; what the views read and nothing else."""
+
+    def __init__(self, blocks):
+        self.blocks = blocks  # (stack, kind) → (patterns [layers, heads, q, k], masked [heads, q, k] bool)
+
+    def n_layers(self, stack):
+        return max(len(p) for (s, _), (p, _) in self.blocks.items() if s == stack)
+
+    def attn(self, stack, layer, kind="self_attn"):
+        patterns, masked = self.blocks[stack, kind]
+        scores = np.where(masked, -np.inf, 1.0).astype(np.float32)  # [heads, q, k]
+        return SimpleNamespace(pattern=patterns[layer][None], scores_masked=scores[None])
+
+
+ENC = softmax_rows((2, 2, 4, 4))  # [layers, heads, q, k]
+DEC = softmax_rows((2, 2, 3, 3), seed=1, causal=True)
+CROSS = softmax_rows((2, 2, 3, 4), seed=2)
+CAUSAL = ~np.tril(np.ones((2, 3, 3), bool))  # [heads, q, k] blocked above the diagonal
+RUN = SimpleNamespace(src_ids=(101, 7, 8, 102), tgt_ids=(1, 5, 6), src_labels=SRC, tgt_labels=TGT,
+                      trace=FakeTrace({("encoder", "self_attn"): (ENC, np.zeros((2, 4, 4), bool)),
+                                       ("decoder", "self_attn"): (DEC, CAUSAL),
+                                       ("decoder", "cross_attn"): (CROSS, np.zeros((2, 3, 4), bool))}))
+FRAMED = view.Marks(np.array([True, False, False, True]),
+                    (np.array([True, False, False, False]), np.array([False, False, False, True])))
+PLAIN = view.Marks(np.array([True, False, False]), None)  # <s> is special; nothing frames the target
+MARKS = {"src": FRAMED, "tgt": PLAIN}
+
+
+def test_shown_leaves_out_the_frame_only_when_asked_and_framed():
+    assert list(view.shown(FRAMED, True)) == [1, 2]
+    assert list(view.shown(FRAMED, False)) == [0, 1, 2, 3]
+    assert list(view.shown(PLAIN, True)) == [0, 1, 2]
+
+
+def test_grid_stacks_every_layer_and_keeps_the_selection():
+    g = view.grid(RUN, "encoder.self_attn", MARKS, False, 1, 0)
+    np.testing.assert_array_equal(g.patterns, ENC)
+    np.testing.assert_array_equal(g.every, ENC)
+    assert (g.layer, g.head, g.hidden, g.n_q, g.kind) == (1, 0, False, 4, "self_attn")
+    assert g.q_labels == SRC and g.k_labels == SRC
+    assert not g.blocked.any() and g.blocked.shape == (2, 4, 4)
+
+
+def test_grid_hides_cls_and_sep_from_what_is_drawn_not_from_every():
+    g = view.grid(RUN, "encoder.self_attn", MARKS, True, 0, 1)
+    np.testing.assert_array_equal(g.patterns, ENC[:, :, 1:3, 1:3])
+    np.testing.assert_array_equal(g.every, ENC)
+    assert g.hidden and g.q_labels == ("1·a", "2·b") and g.k_labels == ("1·a", "2·b")
+    assert g.blocked.shape == (2, 2, 2)
+
+
+def test_grid_clamps_the_layer_and_takes_that_layers_mask():
+    g = view.grid(RUN, "decoder.self_attn", MARKS, True, 7, 1)  # the target is not framed: nothing hidden
+    assert g.layer == 1 and not g.hidden and g.q_labels == TGT
+    np.testing.assert_array_equal(g.blocked, CAUSAL)
+
+
+def test_cross_attention_grid_has_target_queries_and_source_keys():
+    g = view.grid(RUN, "decoder.cross_attn", MARKS, True, 0, 0)
+    assert g.q_labels == TGT and g.k_labels == ("1·a", "2·b")
+    np.testing.assert_array_equal(g.patterns, CROSS[..., 1:3])
+    assert g.kind == "cross_attn"
+
+
+def test_focus_is_one_head_over_the_window():
+    g = view.grid(RUN, "decoder.self_attn", MARKS, False, 1, 1)
+    f = view.focus(g, False, 0, 0.0, (1, 2))
+    np.testing.assert_array_equal(f.weights, DEC[1, 1, 1:3])
+    assert f.rows == TGT[1:3] and f.start == 1 and (f.layer, f.head) == (1, 1)
+    assert f.title_key == "explorer.head_title"
+    np.testing.assert_array_equal(f.kept, ~CAUSAL[1, 1:3])  # everything allowed is kept
+    expected = np.where(CAUSAL[1, 1:3], -np.inf, DEC[1, 1, 1:3])
+    np.testing.assert_array_equal(f.values, expected)
+
+
+def test_focus_mean_over_heads_with_top_k_and_threshold():
+    g = view.grid(RUN, "decoder.self_attn", MARKS, False, 0, 1)
+    f = view.focus(g, True, 1, 0.2, (0, 2))
+    mean = (DEC[0, 0] + DEC[0, 1]) / 2
+    np.testing.assert_allclose(f.weights, mean, rtol=1e-6)
+    top = mean == np.where(CAUSAL[0], -1, mean).max(1, keepdims=True)
+    np.testing.assert_array_equal(f.kept, top & (mean >= 0.2))
+    assert np.isneginf(f.values[CAUSAL[0]]).all()  # both heads are masked there
+    assert np.isnan(f.values[~CAUSAL[0] & ~f.kept]).all()
+    assert f.title_key == "explorer.mean_title"
+
+
+def test_top_k_keeps_exactly_the_k_largest_of_each_row():
+    w = softmax_rows((6, 10), seed=3)
+    for k in (1, 3, 9):
+        kept = view.filter_mask(w, top_k=k)
+        assert (kept.sum(1) == k).all()
+        for row, keep in zip(w, kept):
+            assert row[keep].min() > row[~keep].max()
+    assert view.filter_mask(w, top_k=0).all() and view.filter_mask(w, top_k=50).all()
+
+
+def test_top_k_picks_only_allowed_keys():
+    w = softmax_rows((5, 5), causal=True)
+    allowed = np.tril(np.ones((5, 5), bool))
+    kept = view.filter_mask(w, top_k=3, allowed=allowed)
+    assert list(kept.sum(1)) == [1, 2, 3, 3, 3]
+    assert not (kept & ~allowed).any()
+
+
+def test_threshold_hides_cells_below_it():
+    w = softmax_rows((6, 8), seed=1)
+    kept = view.filter_mask(w, threshold=0.2)
+    np.testing.assert_array_equal(kept, w >= 0.2)
+    both = view.filter_mask(w, top_k=2, threshold=0.2)
+    np.testing.assert_array_equal(both, view.filter_mask(w, top_k=2) & (w >= 0.2))
+
+
+def test_top_k_ties_go_to_the_earlier_key():
+    kept = view.filter_mask(np.array([[0.25, 0.25, 0.25, 0.25]]), top_k=2)
+    assert kept.tolist() == [[True, True, False, False]]
+
+
+def test_shown_values_mark_masked_and_filtered_cells_apart():
+    w = np.array([[0.5, 0.3, 0.2]], np.float32)
+    values = view.shown_values(w, np.array([[False, False, True]]), np.array([[True, False, False]]))
+    assert values.dtype == np.float32 and values[0, 0] == np.float32(0.5)
+    assert np.isnan(values[0, 1]) and np.isneginf(values[0, 2])
+
+
+def test_query_window_helpers():
+    assert view.first_window(3) == (0, 2) and view.first_window(500) == (0, view.WINDOW - 1)
+    assert view.parse_window("(3, 7)") == (3, 7) and view.parse_window("3,7") == (3, 7)
+    assert view.window_ok(8, (3, 7)) and view.window_ok(8, (0, 0))
+    assert not any(view.window_ok(8, v) for v in ((5, 1), (0, 8), (-1, 2), (1, 2, 3), [1, 2], "1,2"))
+    with pytest.raises(ValueError):
+        view.parse_window("abc")
+
+
+def previous_token(n):
+    p = np.zeros((n, n), np.float32)
+    p[np.arange(1, n), np.arange(n - 1)] = 1
+    p[0, 0] = 1
+    return p
+
+
+def stats_run():
+    """One layer, two heads of a 4-token framed sentence: a previous-token head and an even one."""
+    heads = np.stack([previous_token(4), np.full((4, 4), 0.25, np.float32)])[None]  # [1, 2, 4, 4]
+    trace = FakeTrace({("encoder", "self_attn"): (heads, np.zeros((2, 4, 4), bool)),
+                       ("decoder", "cross_attn"): (np.full((1, 2, 3, 4), 0.25, np.float32), np.zeros((2, 3, 4), bool))})
+    return SimpleNamespace(src_ids=RUN.src_ids, tgt_ids=RUN.tgt_ids, src_labels=SRC, tgt_labels=TGT, trace=trace)
+
+
+def test_stats_of_every_head_at_every_position():
+    run = stats_run()
+    g = view.grid(run, "encoder.self_attn", MARKS, True, 0, 0)  # hidden in the charts, counted here
+    s = view.stats(run, g, MARKS)
+    assert list(s.values) == ["entropy", "distance", "special", "previous", "cls", "sep"]
+    np.testing.assert_allclose(s.values["previous"], [[1.0, 0.25]])  # rows 1..3 of the first head read i−1
+    np.testing.assert_allclose(s.values["entropy"], [[0.0, math.log(4)]], atol=1e-12)
+    np.testing.assert_allclose(s.values["distance"], [[0.75, (6 / 4 + 4 / 4 + 4 / 4 + 6 / 4) / 4]])
+    np.testing.assert_allclose(s.values["special"], [[0.5, 0.5]])  # row 0 and row 1 on [CLS]; two of four keys
+    np.testing.assert_allclose(s.values["cls"], [[0.5, 0.25]])
+    np.testing.assert_allclose(s.values["sep"], [[0.0, 0.25]])
+    assert s.layer.tolist() == [0, 0] and s.head.tolist() == [0, 1]
+    np.testing.assert_array_equal(s.column("previous"), [1.0, 0.25])
+    assert s.special == ("0·[CLS]", "3·[SEP]") and not s.cross and s.default == "previous"
+    assert s.label_keys["distance"] == "explorer.stat.distance"
+    assert dict(s.peaks)["previous"][0] == (0, 0, 1.0)
+    assert [name for name, _ in s.peaks] == ["previous", "cls", "sep", "special"]
+    assert s.zrange("previous") == (0, 1) and s.zrange("entropy") is None
+
+
+def test_cross_attention_stats_have_no_previous_token_score():
+    run = stats_run()
+    s = view.stats(run, view.grid(run, "decoder.cross_attn", MARKS, False, 0, 0), MARKS)
+    assert "previous" not in s.values and s.cross and s.default == "entropy"
+    assert s.label_keys["distance"] == "explorer.stat.distance.cross"
+    # queries at 0, ½, 1 of the target spread evenly over keys at 0, ⅓, ⅔, 1 of the source
+    expected = np.mean([np.mean([abs(i - j) for j in (0, 1 / 3, 2 / 3, 1)]) for i in (0, 0.5, 1)])
+    np.testing.assert_allclose(s.values["distance"], [[expected, expected]])

@@ -1,0 +1,100 @@
+"""The Attention explorer's controls, statistics table and HTML export (streamlit); app_pages/explorer.py
+places them and draws the charts.
+
+Numbers come from viz_app.views.explorer; here they only get their widgets and translated names.
+"""
+from __future__ import annotations
+
+from functools import partial
+
+import pandas as pd
+import streamlit as st
+
+from .. import state
+from ..export import page_html
+from ..i18n import lang, t
+from ..views import explorer as view
+
+
+def names(grid: view.Grid) -> tuple[list[str], list[str], list[str]]:
+    """The grid's layer names and head names, and the CSV columns of a grid cell: layer, head, query, key,
+    weight (the lines' CSV takes the last three)."""
+    n_layers, n_heads = grid.every.shape[:2]
+    cells = [t("sidebar.layer"), t("sidebar.head"), t("explorer.query"), t("explorer.key"), t("explorer.weight")]
+    return ([t("explorer.layer_n", n=i) for i in range(n_layers)], [t("explorer.head_n", n=h) for h in range(n_heads)],
+            cells)
+
+
+def _is_bool(value) -> bool:
+    return isinstance(value, bool)
+
+
+def _top_k_ok(max_len: int, value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= max_len  # max_len: all
+
+
+def _threshold_ok(value) -> bool:
+    return isinstance(value, float) and 0 <= value <= 1
+
+
+def controls(n_q: int, max_len: int) -> tuple[bool, int, float, tuple[int, int]]:
+    """Mean over heads, top-k, threshold and the query window: (average, top_k, threshold, (first, last))."""
+    ss = st.session_state
+    c1, c2, c3, c4 = st.columns([2, 2, 3, 4])
+    state.setting("explorer.average", False, state.parse_bool, _is_bool)
+    average = c1.checkbox(t("explorer.average"), key="explorer.average", help=t("explorer.average.help"))
+    state.setting("explorer.top_k", 0, state.parse_int, partial(_top_k_ok, max_len))
+    top_k = c2.number_input(t("explorer.top_k"), min_value=0, max_value=max_len, step=1, key="explorer.top_k",
+                            help=t("explorer.top_k.help"))
+    state.setting("explorer.threshold", 0.0, float, _threshold_ok)
+    threshold = c3.slider(t("explorer.threshold"), 0.0, 1.0, step=0.01, key="explorer.threshold",
+                          help=t("explorer.threshold.help"))
+    full = view.first_window(n_q)
+    if ss.setdefault("explorer._n", n_q) != n_q:  # another sentence or kind: its first rows, not a stale slice
+        ss["explorer._n"], ss["explorer.window"] = n_q, full
+    window = state.setting("explorer.window", full, view.parse_window, partial(view.window_ok, n_q))
+    if n_q > 1:
+        window = c4.slider(t("explorer.window"), 0, n_q - 1, key="explorer.window", help=t("explorer.window.help"))
+    return average, top_k, threshold, tuple(window)
+
+
+def statistics(stats: view.Stats) -> tuple[str, dict, pd.DataFrame]:
+    """The statistics table, what stands out, and the statistic to map: (statistic, {statistic: title}, table)."""
+    st.subheader(t("explorer.stats"))
+    st.write(t("explorer.stats.intro"))
+    st.latex(r"H=-\sum_j A_{ij}\log A_{ij},\quad D=\sum_j A_{ij}\,|i-j|,"
+             r"\quad S=\sum_{j\,\mathrm{special}} A_{ij},\quad P=A_{i,i-1}")
+    titles = {s: t(key) for s, key in stats.label_keys.items()}
+    table = pd.DataFrame({t("sidebar.layer"): stats.layer, t("sidebar.head"): stats.head,
+                          **{titles[s]: stats.column(s) for s in stats.values}})
+    st.dataframe(table, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in titles.values()})
+    peaks = [f"{titles[s]}: " + ", ".join(t("explorer.top_head", layer=l, head=h, value=v) for l, h, v in top)
+             for s, top in stats.peaks]
+    st.caption(t("explorer.top_heads", items="; ".join(peaks)))
+    found = ", ".join(stats.special)
+    st.caption(t("explorer.special", tokens=found) if found else t("explorer.special.none"))
+    st.caption(t("explorer.stats.cross" if stats.cross else "explorer.stats.self"))
+    state.setting("explorer.stat", stats.default, str, stats.values.__contains__)
+    stat = st.selectbox(t("explorer.stat"), list(stats.values), key="explorer.stat", format_func=titles.get)
+    return stat, titles, table
+
+
+def download(block: str, title: str, chosen, figures, table: pd.DataFrame) -> None:
+    """The button that saves the page as one HTML file; `chosen` is what `controls` returned, `figures`
+    [(heading, figure)] the charts in page order."""
+    st.download_button(t("export.html"), partial(page_html, *_html_args(block, title, chosen, figures, table)),
+                       file_name="attention-explorer.html", mime="text/html", key="explorer.html",
+                       help=t("explorer.html.help"))
+
+
+def _html_args(block: str, title: str, chosen, figures, table: pd.DataFrame) -> tuple:
+    """page_html's arguments, made now: the download's callable runs later, in a thread without a session."""
+    ss = st.session_state
+    _, top_k, threshold, (lo, hi) = chosen
+    settings = [(t("sidebar.model"), ss["model"]), (t("explorer.sentence"), ss["src"]),
+                (t("explorer.target"), ss.get("tgt", "")), (t("explorer.kind"), t(f"explorer.kind.{block}")),
+                (t("explorer.focus"), title), (t("explorer.top_k"), top_k), (t("explorer.threshold"), threshold),
+                (t("explorer.window"), f"{lo}–{hi}")]
+    rows = [list(r) for r in table.round(4).itertuples(index=False)]
+    return t("page.explorer"), settings, figures, [(t("explorer.stats"), list(table.columns), rows)], lang()

@@ -1,0 +1,81 @@
+"""The Masks page's input, controls and tables (streamlit); app_pages/masks.py places them and draws
+the charts.
+
+Numbers come from viz_app.views.masks; here they only get their widgets and translated names.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from .. import loaders, page, state
+from ..figures.masks import padded_table
+from ..i18n import named, t
+from ..views import blocks
+from ..views import masks as view
+
+
+def batch_input() -> tuple[str, ...]:
+    """The batch's text area; its sentences, or the page stops with what is wrong with them."""
+    ss = st.session_state
+    default = view.default_batch(ss["model"], ss.get("src", ""))
+    if "masks.batch" in ss and ss["masks.batch"] == ss.get("_masks.default") != default:
+        ss["masks.batch"] = default  # not edited: it follows the sidebar's sentence
+    ss["_masks.default"] = default
+    state.synced("masks.batch", default)  # a link's batch on first opening
+    state.drop_surrogates("masks.batch")
+    lines, problem = view.batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
+                                                   help=t("masks.batch.help"), max_chars=2000))
+    if not state.linkable("masks.batch"):
+        st.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+    page.show_noted()
+    if problem:
+        page.show_notices([problem])
+        st.stop()
+    return lines
+
+
+def controls(cfg, lines) -> tuple[str, bool, int, object, view.Padded]:
+    """Block, sentence and padding-mask switch, and the batch they ask for: (block, no_pad, row, batch, padded)."""
+    ss = st.session_state
+    kinds = blocks.blocks(cfg)
+    state.setting("masks.block", kinds[0], ok=kinds.__contains__, say_stale=True)
+    state.setting("masks.no_pad_mask", False, state.parse_bool)
+    left, middle, right = st.columns(3)
+    block = left.selectbox(t("masks.block"), kinds, key="masks.block", format_func=named("masks.block"))
+    no_pad = right.toggle(t("masks.no_pad_mask"), key="masks.no_pad_mask", help=t("masks.no_pad_mask.help"))
+    try:
+        with st.spinner(t("spinner.run")):
+            batch = loaders.padded_batch(ss["model"], lines, not no_pad)
+    except loaders.SentenceError as e:
+        st.warning(t("masks.bad.sentence", line=e.line))
+        st.stop()
+    table = view.padded(batch, cfg.pad_id)
+    rows = range(len(lines))
+    state.setting("masks.row", table.first_row, state.parse_int, rows.__contains__)  # most padding first
+    names = [f"{t('masks.row_name', i=i + 1)}: {line}" for i, line in enumerate(lines)]
+    row = middle.selectbox(t("masks.row"), rows, key="masks.row", format_func=names.__getitem__)
+    page.show_noted()
+    page.show_notices(batch.notices)
+    return block, no_pad, row, batch, table
+
+
+def tables(table: view.Padded, pad_id: int) -> None:
+    """The padded ids of each side, padding greyed."""
+    st.subheader(t("masks.table"))
+    names = [t("masks.row_name", i=i + 1) for i in range(len(table.ids[0]))]
+    for column, key, ids in zip(st.columns(len(table.ids)), table.caption_keys, table.ids):
+        column.caption(t(key))
+        column.dataframe(padded_table(ids, pad_id, names))
+    st.caption(t("masks.table.caption", pad=pad_id, b=len(names)))
+    if not table.any_pad:
+        st.info(t("masks.same_length"))
+
+
+def invariance(lines, batch) -> None:
+    """Each sentence's largest difference, batched against alone."""
+    st.subheader(t("masks.invariance"))
+    st.write(t("masks.invariance.about"))
+    diff = t("masks.invariance.diff")
+    st.dataframe(pd.DataFrame({t("masks.invariance.sentence"): lines, diff: batch.invariance}), hide_index=True,
+                 column_config={diff: st.column_config.NumberColumn(format="%.2e")})

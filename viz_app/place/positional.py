@@ -1,0 +1,74 @@
+"""The Positional encoding page's drawing (streamlit): the model's own encoding and the sentence's sum.
+
+app_pages/positional.py places these; the numbers come from views/positional.py.
+"""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from .. import loaders, page
+from ..export import to_csv
+from ..figures.heatmap import matrix
+from ..figures.positional import CYCLIC_SCALE, head_grid
+from ..i18n import t
+from ..views import positional as views
+
+
+def pair(table, sim, name: str, titles) -> None:
+    """A positions × dimensions heatmap beside its position-to-position similarity."""
+    pos, dim = t("positional.axis.pos"), t("positional.axis.dim")
+    left, right = st.columns(2)
+    with left:
+        page.chart(matrix(table, title=titles[0], x_title=dim, y_title=pos), f"{name}.table", to_csv(table))
+    with right:
+        page.chart(matrix(sim, title=titles[1], x_title=pos, y_title=pos), f"{name}.similarity", to_csv(sim))
+
+
+def rope(own: views.OwnEncoding) -> None:
+    left, right = st.columns(2)
+    with left:
+        page.chart(matrix(own.wrapped, title=t("positional.rope.angles"), zrange=(0, 2 * math.pi), scale=CYCLIC_SCALE,
+                          x_title=t("positional.axis.pair"), y_title=t("positional.axis.pos")),
+                   "positional.model.rope.angles", to_csv(own.angles))
+    with right:
+        page.chart(matrix(own.offset, title=t("positional.rope.offset"), x_title=t("positional.axis.key_pos"),
+                          y_title=t("positional.axis.query_pos")), "positional.model.rope.offset", to_csv(own.offset))
+        st.caption(t("positional.rope.offset.caption"))
+
+
+def model_section(cfg, n: int) -> None:
+    """The model's own position information over its first n positions (at most max_len): st.session_state's
+    model, so it shows without a sentence."""
+    st.header(t("positional.model"))
+    own = views.own_encoding(loaders.model_positions(st.session_state["model"], n), cfg.positional, cfg.sides,
+                             n, cfg.max_len)
+    st.write(t(f"positional.model.{own.kind}", d=cfg.d_model, d_head=cfg.d_head, base=cfg.positional_base,
+               n=own.n, max_len=cfg.max_len))
+    for one in own.tables:
+        where, kind = t(f"positional.side.{one.side}"), t(f"positional.kind.{'cosine' if one.cosine else 'dot'}")
+        pair(one.table, one.similarity, f"positional.model.{one.side}",
+             (t("positional.model.table", side=where), t("positional.model.similarity", side=where, kind=kind)))
+    if own.kind == "rope":
+        rope(own)
+    elif own.kind == "alibi":
+        titles = [t("positional.alibi.head", h=h, slope=s) for h, s in enumerate(own.slopes)]
+        page.chart(head_grid(own.bias, titles, t("positional.alibi.bias"), t("positional.axis.key_pos"),
+                             t("positional.axis.query_pos")), "positional.model.alibi", to_csv(own.bias_rows))
+
+
+def sentence_section(cfg) -> None:
+    """The sentence's scaled token embedding + its position vectors = the first layer's input."""
+    s = views.sentence_sum(page.current_run(), cfg.has_encoder)
+    st.header(t("positional.sentence"))
+    st.write(t("positional.sentence.intro", side=t(f"positional.side.{s.side}")))
+    if not s.has_pos:
+        st.info(t("positional.sentence.nopos"))
+    if cfg.embed_norm or cfg.type_vocab_size:
+        st.caption(t("positional.sentence.extra"))
+    for column, (key, values) in zip(st.columns(len(s.parts)), s.parts):
+        with column:
+            page.chart(matrix(values, None, s.labels, t(f"positional.sentence.{key}"), (-s.bound, s.bound),
+                              x_title=t("positional.axis.dim"), y_title=t("positional.axis.token")),
+                       f"positional.sentence.{key}", to_csv(values, None, s.labels))

@@ -1,0 +1,35 @@
+"""The step-by-step page's repeated pieces (streamlit): one stage with its formula, the ÷√d_k comparison."""
+from __future__ import annotations
+
+import streamlit as st
+
+from .. import page
+from ..export import to_csv
+from ..figures import steps as figs
+from ..i18n import t
+from ..views.self_attention import HeadSteps, Saturation, Step
+
+
+def stage(s: Step, query: int) -> None:
+    """One stage: its formula and its matrix, the chosen query's row outlined where rows are queries."""
+    st.latex(s.latex)
+    fig = figs.stage(s.values, s.x_labels, s.y_labels, t(f"self_attention.step.{s.name}"), s.zrange,
+                     t(f"self_attention.axis.{s.x_axis}"), t(f"self_attention.axis.{s.y_axis}"),
+                     query if s.query_rows else None, s.columns, ".0f" if s.name == "mask" else ".4f")
+    page.chart(fig, f"self_attention.{s.name}", csv=to_csv(s.values, s.x_labels, s.y_labels))
+
+
+def saturation(sat: Saturation, d_head: int, hs: HeadSteps, query: int) -> None:
+    """The trained model's weights for the query beside the weights without ÷√d_k, and how peaked each is."""
+    names = [t(f"self_attention.{which}") for which in ("with", "without")]
+    st.subheader(t("self_attention.saturation"))
+    st.write(t("self_attention.saturation.explain", d=d_head, root=d_head ** 0.5))
+    numbers, chart = st.columns([1, 2])
+    for name, entropy, peak in zip(names, sat.entropy, sat.peak):
+        numbers.metric(t("self_attention.entropy", which=name), f"{entropy:.3f}")
+        numbers.metric(t("self_attention.max_weight", which=name), f"{peak:.3f}")
+    with chart:
+        title = t("self_attention.saturation.title", token=hs.q_labels[query])
+        page.chart(figs.saturation(*sat.weights, hs.k_labels, names, title, t("self_attention.axis.key"),
+                                   t("self_attention.weight")),
+                   "self_attention.saturation", csv=to_csv(sat.weights, hs.k_labels, names))

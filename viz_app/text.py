@@ -1,0 +1,72 @@
+"""Text in and out: cleaning typed text, token labels, and escaping for Markdown and plotly.
+
+Plain Python (no streamlit, plotly or torch): loaders, views, figures and pages all use it.
+"""
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+
+def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
+    """Remove what no tokenizer can take (lone surrogates) or should see (control characters)."""
+    notices = []
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        text = "".join(c for c in text if not 0xD800 <= ord(c) <= 0xDFFF)
+        notices.append(("input.surrogate", {}))
+    kept = "".join(c for c in text if unicodedata.category(c) != "Cc" or c in " ")
+    if kept != text:
+        notices.append(("input.control", {}))
+    return kept, notices
+
+
+INVISIBLE = {0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def visible(word: str, limit: int = 40) -> str:
+    """A word as a message can show it: cut to `limit` characters, zero-width and direction characters
+    as U+XXXX, a leading combining mark on a dotted circle (alone, it would sit on the text before it)."""
+    cut = word[:limit] + "…" if len(word) > limit else word
+    shown = "".join(f"U+{ord(c):04X}" if ord(c) in INVISIBLE else c for c in cut)
+    return "\u25cc" + shown if shown and unicodedata.combining(shown[0]) else shown
+
+
+def show_piece(piece: str) -> str:
+    """A display piece without its word-start mark ▁ (a lone ▁, a space, stays as it is)."""
+    return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece
+
+
+def token_labels(tokenizer, ids) -> tuple[str, ...]:
+    """'3·the': position and piece, so repeated tokens stay distinct on an axis."""
+    return tuple(f"{i}·{show_piece(p)}" for i, p in enumerate(tokenizer.display_pieces(list(ids))))
+
+
+def piece(tokenizer, i: int) -> str:
+    """A token as a reader sees it: sentencepiece's word mark ▁ dropped, byte pieces as <E4>."""
+    return show_piece(tokenizer.display_pieces([i])[0])
+
+
+def safe_labels(labels) -> list[str]:
+    """Escape '<' and '&' so plotly shows typed HTML as text instead of interpreting it."""
+    return [html.escape(str(label), quote=False) for label in labels]
+
+
+def literal(text: str) -> str:
+    """Typed or linked text for a Markdown message, as a code span: shown as typed, so `![x](http://…)`
+    fetches nothing and a URL, `$x$` or `:red[x]` is not made a link, math or colour."""
+    text = " ".join(str(text).splitlines()) or '""'
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)  # longer than any run of ` inside
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def markdown_text(label: str) -> str:
+    """Backslash-escape ASCII punctuation, so a widget that reads Markdown shows a token as typed."""
+    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(label))
+
+
+def token_chips(prefix, chosen: str) -> str:
+    """Markdown badges: the decoder input in grey, the chosen token in orange, every label escaped."""
+    chips = [f":gray-badge[{markdown_text(label)}]" for label in prefix]
+    return " ".join(chips + [f":orange-badge[**{markdown_text(chosen)}**]"])

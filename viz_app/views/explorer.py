@@ -1,0 +1,165 @@
+"""The Attention explorer's views: every head of a block at once, one head up close, head statistics.
+
+Plain numpy. Weights are [q, k] (one head) or [layers, heads, q, k] (a whole stack). The positions drawn
+may leave out [CLS] and [SEP] (the sidebar's switch); the statistics always count every position.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import blocks, head_stats
+
+WINDOW = 64  # query rows shown at first: a long input opens on a slice that stays readable
+
+
+@dataclass(frozen=True)
+class Marks:
+    """Which of one side's tokens the tokenizer calls special, and which frame the input ([CLS] … [SEP])."""
+    special: np.ndarray  # bool [n]: <s>, </s>, <pad>, [CLS], [SEP]…
+    frame: tuple[np.ndarray, np.ndarray] | None  # (is [CLS], is [SEP]) bool [n] each; None if nothing frames it
+
+
+def shown(marks: Marks, hide: bool) -> np.ndarray:
+    """The positions the attention views draw: all, or all but [CLS] and [SEP] when hidden."""
+    if hide and marks.frame is not None:
+        return np.flatnonzero(~(marks.frame[0] | marks.frame[1]))
+    return np.arange(len(marks.special))
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Every head of one attention block, with the selected layer and head (within this stack)."""
+    block: str
+    every: np.ndarray  # [layers, heads, q, k] at every position (the statistics use it)
+    patterns: np.ndarray  # [layers, heads, shown q, shown k] what the charts draw
+    blocked: np.ndarray  # bool [heads, shown q, shown k] cells the selected layer's mask forbids
+    q_labels: tuple[str, ...]  # shown queries
+    k_labels: tuple[str, ...]  # shown keys
+    hidden: bool  # some positions ([CLS], [SEP]) are left out of what is drawn
+    layer: int
+    head: int
+
+    @property
+    def n_q(self) -> int:
+        return len(self.q_labels)
+
+    @property
+    def kind(self) -> str:
+        return blocks.split(self.block)[1]
+
+
+def grid(run, block: str, marks: dict, hide: bool, layer: int, head: int) -> Grid:
+    """Stack the block's patterns over layers; `marks` {side: Marks} says which positions `hide` leaves out."""
+    stack, kind = blocks.split(block)
+    q_side, k_side = blocks.SIDES[block]
+    n_layers = run.trace.n_layers(stack)
+    layer = min(layer, n_layers - 1)
+    every = np.stack([run.trace.attn(stack, i, kind).pattern[0] for i in range(n_layers)])  # [layers, heads, q, k]
+    blocked = np.isneginf(run.trace.attn(stack, layer, kind).scores_masked[0])  # [heads, q, k]
+    qi, ki = shown(marks[q_side], hide), shown(marks[k_side], hide)
+    hidden = len(qi) < every.shape[2] or len(ki) < every.shape[3]
+    patterns = every[:, :, qi][..., ki] if hidden else every  # [layers, heads, shown q, shown k]
+    blocked = blocked[:, qi][..., ki] if hidden else blocked
+    q_labels, k_labels = blocks.labels(run, q_side), blocks.labels(run, k_side)
+    return Grid(block, every, patterns, blocked, tuple(q_labels[i] for i in qi), tuple(k_labels[j] for j in ki),
+                hidden, layer, head)
+
+
+def first_window(n_q: int) -> tuple[int, int]:
+    """The query rows shown at first: all of them, or the first WINDOW."""
+    return 0, min(n_q, WINDOW) - 1
+
+
+def window_ok(n_q: int, value) -> bool:
+    """A query window (first, last) within 0..n_q-1."""
+    return isinstance(value, tuple) and len(value) == 2 and 0 <= value[0] <= value[1] < n_q
+
+
+def parse_window(raw: str) -> tuple[int, ...]:
+    """A link's '(3, 7)' or '3,7' → (3, 7)."""
+    return tuple(int(v) for v in raw.strip("()").split(","))
+
+
+def filter_mask(weights, top_k: int = 0, threshold: float = 0.0, allowed=None) -> np.ndarray:
+    """Cells kept: among the allowed ones, the top_k largest of each row (0 = all) that reach threshold."""
+    w = np.asarray(weights, dtype=np.float32)  # [q, k]
+    allowed = np.ones(w.shape, bool) if allowed is None else np.asarray(allowed, bool)
+    keep = allowed & (w >= threshold)
+    if 0 < top_k < w.shape[-1]:
+        ranked = np.where(allowed, w, -np.inf)
+        order = np.argsort(-ranked, axis=-1, kind="stable")[..., :top_k]  # ties go to the earlier key
+        top = np.zeros(w.shape, bool)
+        np.put_along_axis(top, order, True, axis=-1)
+        keep &= top
+    return keep
+
+
+def shown_values(weights, blocked, kept) -> np.ndarray:
+    """What the enlarged heatmap draws: the weight, -inf where masked, NaN where filtered out."""
+    w = np.asarray(weights, dtype=np.float32)
+    return np.where(blocked, -np.inf, np.where(kept, w, np.nan)).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Focus:
+    """One head (or the mean of the layer's heads) up close, over a window of query rows."""
+    weights: np.ndarray  # [rows, k]
+    kept: np.ndarray  # bool [rows, k]: what top-k and the threshold keep
+    values: np.ndarray  # [rows, k] as drawn: -inf where masked, NaN where filtered out
+    rows: tuple[str, ...]  # the window's query labels
+    start: int  # the window's first query position
+    layer: int
+    head: int
+    average: bool
+
+    @property
+    def title_key(self) -> str:
+        """The i18n key of its title, with fields layer and head."""
+        return "explorer.mean_title" if self.average else "explorer.head_title"
+
+
+def focus(g: Grid, average: bool, top_k: int, threshold: float, window: tuple[int, int]) -> Focus:
+    """The selected head of `g` (or its layer's mean), rows window[0]..window[1], filtered by top-k and threshold."""
+    lo, hi = window
+    weights = (g.patterns[g.layer].mean(0) if average else g.patterns[g.layer, g.head])[lo:hi + 1]  # [rows, k]
+    masked = (g.blocked.all(0) if average else g.blocked[g.head])[lo:hi + 1]  # the mean is masked where all are
+    kept = filter_mask(weights, top_k, threshold, allowed=~masked)
+    return Focus(weights, kept, shown_values(weights, masked, kept), g.q_labels[lo:hi + 1], lo, g.layer, g.head,
+                 average)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Every statistic of every head of a block (head_stats), and what stands out."""
+    values: dict  # name → [layers, heads], in table order
+    label_keys: dict  # name → the i18n key of its title
+    layer: np.ndarray  # [layers·heads] each table row's layer
+    head: np.ndarray  # [layers·heads] each table row's head
+    peaks: tuple  # ((name, ((layer, head, value), …)), …) the top heads of each peak statistic
+    special: tuple[str, ...]  # labels of the special keys
+    cross: bool  # queries and keys are two sentences
+    default: str  # the statistic mapped at first
+
+    def column(self, name: str) -> np.ndarray:
+        return self.values[name].ravel()
+
+    def zrange(self, name: str):
+        """Weights share the attention's 0..1 colour scale; other statistics get their own."""
+        return (0, 1) if name in head_stats.PEAK_STATS else None
+
+
+def stats(run, g: Grid, marks: dict) -> Stats:
+    """The statistics of every head at every position (hidden ones included), with the key side's `marks`."""
+    key_side = blocks.SIDES[g.block][1]
+    key = marks[key_side]
+    cross = g.kind == "cross_attn"
+    values = head_stats.table(g.every, key.special, cross=cross, frame=key.frame)
+    label_keys = {s: f"explorer.stat.{s}" + (".cross" if cross and s == "distance" else "") for s in values}
+    n_layers, n_heads = g.every.shape[:2]
+    peaks = tuple((s, tuple(head_stats.top(values[s]))) for s in head_stats.PEAK_STATS if s in values)
+    labels = blocks.labels(run, key_side)
+    return Stats(values, label_keys, np.repeat(np.arange(n_layers), n_heads), np.tile(np.arange(n_heads), n_layers),
+                 peaks, tuple(labels[j] for j in np.flatnonzero(key.special)), cross,
+                 "previous" if "previous" in values else "entropy")

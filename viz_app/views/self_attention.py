@@ -1,0 +1,178 @@
+"""Self-attention step by step: one head of one block, every stage from the block's input X to its output.
+
+`head_steps` gathers a traced run's values and the head's weights (numpy, from loaders.head_weights)
+for one block, layer and head.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import blocks
+
+
+@dataclass(frozen=True)
+class Step:
+    """One stage as a matrix, with what its rows and columns are (axis keys: query, key, dim, feature)."""
+    name: str
+    latex: str
+    values: np.ndarray  # 2-D
+    x_labels: tuple | None
+    y_labels: tuple | None
+    x_axis: str
+    y_axis: str
+    query_rows: bool = False  # rows are the queries, so the chosen one is outlined
+    zrange: tuple | None = None
+    columns: tuple[int, int] | None = None  # the head's block of columns in the concatenation
+
+
+@dataclass(frozen=True)
+class HeadSteps:
+    sections: tuple[tuple[str, tuple[Step, ...]], ...]  # (section name, stages shown side by side)
+    q_labels: tuple[str, ...]
+    k_labels: tuple[str, ...]
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray]  # scores, scaled and masked, weights; each [q, k]
+
+
+@dataclass(frozen=True)
+class Block:
+    """The block a page shows, and the one asked for if this model lacks it (None if it has it or it is no block)."""
+    block: str
+    missing: str | None = None
+
+    @property
+    def stack(self) -> str:
+        return blocks.split(self.block)[0]
+
+    @property
+    def kind(self) -> str:
+        return blocks.split(self.block)[1]
+
+
+def pick_block(cfg, asked: str) -> Block:
+    """`asked` if the model has it, else its first block (noting `asked` if another model would have it)."""
+    have = blocks.blocks(cfg)
+    return Block(asked) if asked in have else Block(have[0], asked if asked in blocks.SIDES else None)
+
+
+def block_inputs(trace, pre_norm: bool, stack: str, layer: int, kind: str):
+    """What the block reads: (X for the queries, X for keys and values), each [pos, d_model], batch 0."""
+    if kind == "cross_attn":  # queries: the decoder after its self-attention; keys: the encoder output
+        x = trace.layer(stack, layer, "norm2" if pre_norm else "norm1")
+        last = trace.n_layers("encoder") - 1
+        memory = trace["encoder.final_norm"] if "encoder.final_norm" in trace else trace.layer_output("encoder", last)
+        return x[0], memory[0]
+    x = trace.layer(stack, layer, "norm1" if pre_norm else "resid_pre")  # a post-norm layer reads its input as is
+    return x[0], x[0]
+
+
+MASKED = (r"\tilde S_{ij} = \begin{cases} S'_{ij} & \mathrm{mask}_{ij} = 1 \\"
+          r" -\infty & \mathrm{mask}_{ij} = 0 \end{cases}")
+
+
+def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
+    """How each stage is computed, one line each."""
+    src = "M" if kind == "cross_attn" else "X"
+    rope = cfg.positional == "rope" and kind == "self_attn"
+
+    def proj(name, x):
+        inner = f"{x} W_{name} + b_{name}"
+        return rf"{name} = \mathrm{{RoPE}}({inner})" if rope and name != "V" else f"{name} = {inner}"
+
+    scaled = rf"S' = S / \sqrt{{d_k}} = S / \sqrt{{{cfg.d_head}}}" if scale else "S' = S"
+    if cfg.positional == "alibi" and kind == "self_attn":
+        scaled += r" + B_{\mathrm{ALiBi}}"
+    return {
+        "x": r"X \in \mathbb{R}^{n \times d_{\mathrm{model}}}",
+        "memory": r"M \in \mathbb{R}^{m \times d_{\mathrm{model}}}",
+        **{f"w_{n.lower()}": rf"W_{n} \in \mathbb{{R}}^{{d_{{\mathrm{{model}}}} \times d_k}},\ d_k = {cfg.d_head}"
+           for n in "QKV"},
+        "q": proj("Q", "X"), "k": proj("K", src), "v": proj("V", src),
+        "scores": r"S = Q K^\top", "scaled": scaled,
+        "mask": r"\mathrm{mask}_{ij} \in \{0, 1\}",
+        "masked": MASKED,
+        "pattern": r"A = \mathrm{softmax}(\tilde S)", "z": r"Z_h = A V",
+        "concat": rf"\mathrm{{Concat}}(Z_0, \dots, Z_{{{cfg.n_heads - 1}}})",
+        "w_o": r"W_O \in \mathbb{R}^{d_{\mathrm{model}} \times d_{\mathrm{model}}}",
+        "out": r"\mathrm{Concat}(Z_0, \dots) \, W_O + b_O",
+    }
+
+
+def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src_labels, tgt_labels,
+               scale: bool = True) -> HeadSteps:
+    """Every stage of `block` ('stack.kind') at one layer and head, as matrices of batch 0.
+
+    `weights` are the head's W_Q, W_K, W_V (with biases), W_O and b_O as numpy (loaders.head_weights).
+    """
+    stack, kind = blocks.split(block)
+    view = trace.attn(stack, layer, kind)
+    x, memory = block_inputs(trace, cfg.norm_placement == "pre", stack, layer, kind)
+    q_lab = tuple(tgt_labels if stack == "decoder" else src_labels)
+    k_lab = tuple(src_labels if kind == "cross_attn" else q_lab)
+    tex = latex(cfg, kind, scale)
+
+    def step(name, values, x_labels, y_labels, x_axis, y_axis, **extra):
+        return Step(name, tex[name], np.asarray(values), x_labels, y_labels, x_axis, y_axis, **extra)
+
+    def by_query(name, values, x_labels=None, x_axis="dim", **extra):  # rows are the queries
+        return step(name, values, x_labels, q_lab, x_axis, "query", query_rows=True, **extra)
+
+    def by_key(name, values):  # a [q, k] stage of the head: queries down, keys across
+        return by_query(name, values[0, head], k_lab, "key", **({"zrange": (0, 1)} if name == "pattern" else {}))
+
+    inputs = (by_query("x", x, x_axis="feature"),) + (
+        (step("memory", memory, None, k_lab, "feature", "key"),) if kind == "cross_attn" else ())
+    allowed = (~np.isneginf(view.scores_masked[0, head])).astype(np.float32)  # [q, k] 1 = may attend
+    sections = (
+        ("input", inputs),
+        ("weights", tuple(step(f"w_{n}", weights[f"w_{n}"], None, None, "dim", "feature") for n in "qkv")),
+        ("qkv", (by_query("q", view.q[0, head]), step("k", view.k[0, head], None, k_lab, "dim", "key"),
+                 step("v", view.v[0, head], None, k_lab, "dim", "key"))),
+        ("scores", (by_key("scores", view.scores), by_key("scaled", view.scores_scaled))),
+        ("mask", (by_query("mask", allowed, k_lab, "key", zrange=(0, 1)), by_key("masked", view.scores_masked))),
+        ("softmax", (by_key("pattern", view.pattern),)),
+        ("heads", (by_query("z", view.z[0, head]),
+                   by_query("concat", view.concat[0], x_axis="feature", columns=(head * cfg.d_head, (head + 1) * cfg.d_head)))),
+        ("output", (step("w_o", weights["w_o"], None, None, "feature", "feature"),
+                    by_query("out", view.out[0], x_axis="feature"))),
+    )
+    rows = (view.scores[0, head], view.scores_masked[0, head], view.pattern[0, head])
+    return HeadSteps(sections, q_lab, k_lab, rows)
+
+
+def notes(cfg, kind: str) -> list[str]:
+    """Which remarks (i18n keys after 'self_attention.') the block needs: where X comes from, RoPE, ALiBi."""
+    found = ["x_note.cross" if kind == "cross_attn" else f"x_note.{cfg.norm_placement}"]
+    if cfg.positional in ("rope", "alibi") and kind == "self_attn":  # they act inside self-attention only
+        found.append(f"{cfg.positional}_note")
+    return found
+
+
+def entropy_bits(weights) -> float:
+    """Shannon entropy of one row of attention weights, in bits (0 = all weight on one key)."""
+    p = np.asarray(weights, dtype=np.float64)
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+
+
+def query_rows(hs: HeadSteps, query: int) -> np.ndarray:
+    """One query's row at three stages: scores, scaled and masked, weights → [3, k]."""
+    return np.stack([r[query] for r in hs.rows])
+
+
+@dataclass(frozen=True)
+class Saturation:
+    """One query's weights with and without ÷√d_k, and how peaked each is."""
+    weights: np.ndarray  # [2, k]: as trained (with the division), and without it
+    entropy: tuple[float, float]  # bits
+    peak: tuple[float, float]  # the largest weight
+
+
+def saturation(trained_trace, hs: HeadSteps, block: str, layer: int, head: int, query: int) -> Saturation:
+    """`trained_trace`: the same text run with the division; `hs`: the steps of the run without it."""
+    stack, kind = blocks.split(block)
+    weights = np.stack([trained_trace.attn(stack, layer, kind).pattern[0, head, query], hs.rows[2][query]])
+    return Saturation(weights, tuple(entropy_bits(w) for w in weights), tuple(float(w.max()) for w in weights))
