@@ -180,126 +180,176 @@ def verdict(met: bool | None) -> str:
     return "not measured" if met is None else "met" if met else "not met"
 
 
-def section_targets(fwd, dec, pages, wire, tm, minilm=()) -> tuple[list[str], list[list]]:
+def forward_targets(fwd) -> list[list]:
     f32 = next((r for r in fwd if r["tokens"] == 32), None)
-    rows = []
-    if f32:
-        rows.append(["traced forward, 32 tokens", "≤ 10 ms", f"{f32['traced_ms']:.2f} ms", verdict(f32["traced_ms"] <= 10 and f32["equal"]), ""])
-        rows.append(["tracing overhead, 32 tokens", "≤ 1.3×", f"{f32['ratio']:.2f}×", verdict(f32["ratio"] <= 1.3 and f32["equal"]),
-                     "" if f32["ratio"] <= 1.3 else f"the {f32['trace_values']} recorded values cost "
-                     f"{(f32['traced_ms'] - f32['plain_ms']) / f32['trace_values'] * 1000:.0f} µs each (a context lookup, a name "
-                     "and a read-only numpy view, no copy), against a forward pass of small matmuls that takes "
-                     f"{f32['plain_ms']:.2f} ms in all."])
-    if dec:
-        ok = dec["speedup"] >= 2 and dec["same_ids"]
-        rows.append([f"cached decoding vs recompute, {dec['steps']} tokens", "≥ 2× faster", f"{dec['speedup']:.2f}×", verdict(ok),
-                     "" if ok else "with d_model 128 and ≤ 36 positions each step is dominated by fixed per-step "
-                     "costs (Python dispatch, recording the step's trace, top-k), not by the O(L) attention the cache saves."])
-    if minilm:
-        worst = max(minilm, key=lambda r: r["ratio"])
-        ok = worst["ratio"] <= 1.0 and all(r["agree"] for r in minilm)
-        rows.append(["MiniLM traced forward vs transformers", "≤ 1.0×",
-                     ", ".join(f"{r['ratio']:.2f}× at {r['tokens']}" for r in minilm), verdict(ok),
-                     "" if ok else "we record every intermediate value (95 arrays) and keep them alive, where "
-                     "transformers frees each one after use; the arithmetic is the same kernels."])
-    if pages:
-        worst = max(pages, key=lambda r: r["warm_ms"])
-        ok = worst["warm_ms"] <= 300 and all(r["ok"] for r in pages)
-        slow = [r["page"].split("/")[-1][:-3] for r in pages if r["warm_ms"] > 300]
-        rows.append(["warm rerun per page, 32 tokens", "≤ 300 ms", f"slowest {worst['warm_ms']:.0f} ms ({worst['page'].split('/')[-1]})",
-                     verdict(ok), "" if ok else f"over on: {', '.join(slow)}; a rerun re-draws every figure of the page "
-                     "(plotly figure building and JSON serialization) even though the trace is cached."])
+    if not f32:
+        return []
+    return [["traced forward, 32 tokens", "≤ 10 ms", f"{f32['traced_ms']:.2f} ms", verdict(f32["traced_ms"] <= 10 and f32["equal"]), ""],
+            ["tracing overhead, 32 tokens", "≤ 1.3×", f"{f32['ratio']:.2f}×", verdict(f32["ratio"] <= 1.3 and f32["equal"]),
+             "" if f32["ratio"] <= 1.3 else f"the {f32['trace_values']} recorded values cost "
+             f"{(f32['traced_ms'] - f32['plain_ms']) / f32['trace_values'] * 1000:.0f} µs each (a context lookup, a name "
+             "and a read-only numpy view, no copy), against a forward pass of small matmuls that takes "
+             f"{f32['plain_ms']:.2f} ms in all."]]
+
+
+def decoding_targets(dec) -> list[list]:
+    if not dec:
+        return []
+    ok = dec["speedup"] >= 2 and dec["same_ids"]
+    return [[f"cached decoding vs recompute, {dec['steps']} tokens", "≥ 2× faster", f"{dec['speedup']:.2f}×", verdict(ok),
+             "" if ok else "with d_model 128 and ≤ 36 positions each step is dominated by fixed per-step "
+             "costs (Python dispatch, recording the step's trace, top-k), not by the O(L) attention the cache saves."]]
+
+
+def minilm_targets(minilm) -> list[list]:
+    if not minilm:
+        return []
+    worst = max(minilm, key=lambda r: r["ratio"])
+    ok = worst["ratio"] <= 1.0 and all(r["agree"] for r in minilm)
+    return [["MiniLM traced forward vs transformers", "≤ 1.0×",
+             ", ".join(f"{r['ratio']:.2f}× at {r['tokens']}" for r in minilm), verdict(ok),
+             "" if ok else "we record every intermediate value (95 arrays) and keep them alive, where "
+             "transformers frees each one after use; the arithmetic is the same kernels."]]
+
+
+def pages_targets(pages) -> list[list]:
+    if not pages:
+        return []
+    worst = max(pages, key=lambda r: r["warm_ms"])
+    ok = worst["warm_ms"] <= 300 and all(r["ok"] for r in pages)
+    slow = [r["page"].split("/")[-1][:-3] for r in pages if r["warm_ms"] > 300]
+    return [["warm rerun per page, 32 tokens", "≤ 300 ms", f"slowest {worst['warm_ms']:.0f} ms ({worst['page'].split('/')[-1]})",
+             verdict(ok), "" if ok else f"over on: {', '.join(slow)}; a rerun re-draws every figure of the page "
+             "(plotly figure building and JSON serialization) even though the trace is cached."]]
+
+
+def grid_targets(wire) -> list[list]:
     grid = next((r for r in wire if r["page"] == "explorer" and r["tokens"] == 128), None) if wire else None
-    rows.append(["all-heads grid, 128 tokens, on the wire", "≤ 1 MB",
-                 f"{grid['largest'] / 1e6:.2f} MB" if grid else "—",
-                 verdict(None if grid is None else grid["largest"] <= 1e6 and grid["ok"] and grid["largest_is_grid"]), ""])
-    if tm:
-        rows.append(["first chart after navigation", "≤ 3 s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= 3),
-                     "" if tm["first_s"] <= 3 else "includes the browser loading Streamlit's JS bundle, the session start, "
-                     "tracing and plotly's first draw on a 2-core machine shared with other jobs."])
-        rows.append(["re-render after Enter", "≤ 500 ms", f"{tm['rerender_s'] * 1000:.0f} ms",
-                     verdict(tm["rerender_s"] <= 0.5 and tm["ok"]),
-                     "" if tm["rerender_s"] <= 0.5 else "a new sentence runs greedy translation plus a traced forward, "
-                     "rebuilds every figure of the page and sends them; plotly then redraws."])
-    else:
-        rows += [["first chart after navigation", "≤ 3 s", "—", "not measured", ""],
-                 ["re-render after Enter", "≤ 500 ms", "—", "not measured", ""]]
+    return [["all-heads grid, 128 tokens, on the wire", "≤ 1 MB",
+             f"{grid['largest'] / 1e6:.2f} MB" if grid else "—",
+             verdict(None if grid is None else grid["largest"] <= 1e6 and grid["ok"] and grid["largest_is_grid"]), ""]]
+
+
+def browser_targets(tm) -> list[list]:
+    if not tm:
+        return [["first chart after navigation", "≤ 3 s", "—", "not measured", ""],
+                ["re-render after Enter", "≤ 500 ms", "—", "not measured", ""]]
+    return [["first chart after navigation", "≤ 3 s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= 3),
+             "" if tm["first_s"] <= 3 else "includes the browser loading Streamlit's JS bundle, the session start, "
+             "tracing and plotly's first draw on a 2-core machine shared with other jobs."],
+            ["re-render after Enter", "≤ 500 ms", f"{tm['rerender_s'] * 1000:.0f} ms",
+             verdict(tm["rerender_s"] <= 0.5 and tm["ok"]),
+             "" if tm["rerender_s"] <= 0.5 else "a new sentence runs greedy translation plus a traced forward, "
+             "rebuilds every figure of the page and sends them; plotly then redraws."]]
+
+
+def section_targets(fwd, dec, pages, wire, tm, minilm=()) -> tuple[list[str], list[list]]:
+    rows = (forward_targets(fwd) + decoding_targets(dec) + minilm_targets(minilm) + pages_targets(pages)
+            + grid_targets(wire) + browser_targets(tm))
     return ["## Targets", ""] + table(["target", "goal", "measured", "verdict", "why not met"], rows), rows
 
 
-def main(argv=None) -> int:
-    ap = cli.Parser(prog="python -m bench.run", description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="tiny repeats and sizes: a smoke run of every benchmark")
-    ap.add_argument("--out", type=cli.writable, default=str(ROOT / "BENCHMARKS.md"))
-    args = ap.parse_args(argv)
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
-    q = args.quick
-    default_threads = torch.get_num_threads()
-    torch.set_num_threads(THREADS)
-    lines = header_lines(args)
-    failures = []
+class Steps:
+    """Runs one benchmark at a time and keeps its failure: a broken benchmark is reported, the others still run."""
 
-    def step(title, fn):
+    def __init__(self):
+        self.failures: list[str] = []
+
+    def __call__(self, title, fn):
         print(f"[bench] {title} …", file=sys.stderr, flush=True)
         try:
             return fn()
         except Exception:  # noqa: BLE001 - a broken benchmark is reported, the others still run
-            failures.append(f"{title}: {traceback.format_exc(limit=3)}")
+            self.failures.append(f"{title}: {traceback.format_exc(limit=3)}")
             return None
 
+
+def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
+    """Tables 1, 2 and 2b: (lines, forward rows, decoding result, MiniLM rows)."""
     fwd = step("forward", lambda: core.bench_forward((8, 32, 128) if q else (8, 32, 128, 512), repeats=5 if q else 30)) or []
-    lines += section_forward(fwd)
+    lines = section_forward(fwd)
     dec = step("decoding", lambda: core.bench_decoding(32, repeats=2 if q else 7))
     if dec:
         lines += section_decoding(dec)
     from .bert import bench_bert
     minilm = step("minilm", lambda: bench_bert(repeats=5 if q else 20)) or []
     lines += section_bert(minilm)
+    return lines, fwd, dec, minilm
 
+
+def page_benchmarks(step, q, default_threads) -> tuple[list[str], list]:
+    """Table 3: (lines, page rows)."""
     from . import pages as pg
     torch.set_num_threads(default_threads)  # AppTest runs the app in this process, as the server would
     res = step("pages", lambda: pg.bench_pages(32, repeats=1 if q else 3))
-    page_rows = res[2] if res else []
-    if res:
-        lines += section_pages(*res)
+    return (section_pages(*res) if res else []), (res[2] if res else [])
 
+
+FRESH = ["the old man sees the red car", "the small girl sees the big dog", "the big dog does not see the old man",
+         "the red car sees the small girl"]  # sentences the server has not cached, for the re-render timing
+
+
+def browse(got, pages, s32, s128, q) -> None:
+    """Fills got's wire rows, timing and memory as each is measured (a failure keeps what came before it)."""
     from . import browser as br
+    with br.server() as (base, pid), br.browser() as b:
+        for page in pages:
+            for n, model, text in ((32, "translate-en-fr", s32), (128, "lm-en", s128)):
+                r = br.wire_bytes(b, br.url(base, page, model, text))
+                got["wire"].append(dict(r, page=page, tokens=n, model=model))
+        got["tm"] = br.first_chart_and_rerender(b, base, s32, FRESH[:1] if q else FRESH[:3])
+        got["mem"] = br.memory(b, base, pid, ["translate-en-fr", "lm-en", "reverse"],
+                               {"translate-en-fr": s32, "lm-en": "the old man", "reverse": "one two three four five"},
+                               sessions=3 if q else 50)
+
+
+def browser_benchmarks(step, q) -> tuple[list[str], list, dict | None]:
+    """Tables 4, 5 and 6: (lines, wire rows, timing)."""
+    from . import browser as br
+    from . import pages as pg
     why = br.missing()
-    wire, tm, mem = [], None, None
+    got = {"wire": [], "tm": None, "mem": None}
     if not why:
         s32 = pg.sentence_of("translate-en-fr", 32)[0]
         s128 = pg.sentence_of("lm-en", 128)[0]
         urls = [u for _, u in pg.page_paths()]
-        fresh = ["the old man sees the red car", "the small girl sees the big dog", "the big dog does not see the old man",
-                 "the red car sees the small girl"]
+        step("browser", lambda: browse(got, ["explorer"] if q else urls, s32, s128, q))
+        if step.failures and step.failures[-1].startswith("browser"):
+            why = "the browser run failed: " + step.failures[-1].splitlines()[-1]
+    wire, tm, mem = got["wire"], got["tm"], got["mem"]
+    lines = (section_wire(wire, why if not wire else None) + section_timing(tm, why if tm is None else None)
+             + section_memory(mem, why if mem is None else None))
+    return lines, wire, tm
 
-        def browse():
-            nonlocal tm, mem
-            with br.server() as (base, pid), br.browser() as b:
-                for page in (["explorer"] if q else urls):
-                    for n, model, text in ((32, "translate-en-fr", s32), (128, "lm-en", s128)):
-                        r = br.wire_bytes(b, br.url(base, page, model, text))
-                        wire.append(dict(r, page=page, tokens=n, model=model))
-                tm = br.first_chart_and_rerender(b, base, s32, fresh[:1] if q else fresh[:3])
-                mem = br.memory(b, base, pid, ["translate-en-fr", "lm-en", "reverse"],
-                                {"translate-en-fr": s32, "lm-en": "the old man", "reverse": "one two three four five"},
-                                sessions=3 if q else 50)
-        step("browser", browse)
-        if failures and failures[-1].startswith("browser"):
-            why = "the browser run failed: " + failures[-1].splitlines()[-1]
-    lines += section_wire(wire, why if not wire else None)
-    lines += section_timing(tm, why if tm is None else None)
-    lines += section_memory(mem, why if mem is None else None)
-    lines += section_training()
+
+def parse_args(argv):
+    ap = cli.Parser(prog="python -m bench.run", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="tiny repeats and sizes: a smoke run of every benchmark")
+    ap.add_argument("--out", type=cli.writable, default=str(ROOT / "BENCHMARKS.md"))
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    q = args.quick
+    default_threads = torch.get_num_threads()
+    torch.set_num_threads(THREADS)
+    lines = header_lines(args)
+    step = Steps()
+    model_lines, fwd, dec, minilm = model_benchmarks(step, q)
+    page_lines, page_rows = page_benchmarks(step, q, default_threads)
+    browser_lines, wire, tm = browser_benchmarks(step, q)
+    lines += model_lines + page_lines + browser_lines + section_training()
     target_lines, _ = section_targets(fwd, dec, page_rows, wire, tm, minilm)
     lines += target_lines
-    if failures:
-        lines += ["## Benchmarks that failed to run", ""] + [f"```\n{f}\n```" for f in failures]
+    if step.failures:
+        lines += ["## Benchmarks that failed to run", ""] + [f"```\n{f}\n```" for f in step.failures]
     with open(args.out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     print("\n".join(target_lines))
     print(f"wrote {args.out}", file=sys.stderr)
-    return 1 if failures else 0
+    return 1 if step.failures else 0
 
 
 if __name__ == "__main__":
