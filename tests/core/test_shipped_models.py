@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 
 from core_model import checkpoint
-from core_model.evaluate import card_metrics, evaluate, translate_all
-from core_model.train import TASKS, corpus
+from core_model.evaluate import card_metrics, translate_all
+from core_model.train import TASKS
 
 MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 SHIPPED = sorted(p.name for p in MODELS.iterdir() if (p / "config.json").is_file())
@@ -25,12 +25,12 @@ def test_shipped_model_is_small_and_documented(name):
     assert f"--task {name}" in card  # the command that rebuilds it
 
 
-def test_default_model_translates_held_out_pairs():
-    loaded = checkpoint.load(MODELS / "translate-en-fr")
-    pairs = corpus(TASKS["translate-en-fr"], seed=0)["test"]  # 500 held-out pairs
-    outputs = translate_all(loaded, [src for src, _, _ in pairs])
-    exact = sum(out == tgt for out, (_, tgt, _) in zip(outputs, pairs)) / len(pairs)
-    assert exact >= 0.95
+def test_default_model_translates_held_out_pairs(shipped_evaluation, shipped_test_split):
+    # The evaluation (shared with the card test below) translates the task's test split with
+    # translate_all and counts the outputs equal to their reference: the exact match.
+    metrics = shipped_evaluation("translate-en-fr")
+    assert metrics["pairs"] == len(shipped_test_split("translate-en-fr")) == 500  # held-out pairs
+    assert metrics["exact_match"] >= 0.95
 
 
 def flat(metrics: dict) -> dict:
@@ -47,8 +47,8 @@ def flat(metrics: dict) -> dict:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_card_metrics_are_what_the_evaluation_prints(name):
-    measured = flat(evaluate(MODELS / name, name))
+def test_card_metrics_are_what_the_evaluation_prints(name, shipped_evaluation):
+    measured = flat(shipped_evaluation(name))  # evaluate(MODELS / name, name), computed once per session
     # The card was written by the training process; another thread count may round differently.
     assert flat(card_metrics(checkpoint.load(MODELS / name).card)) == pytest.approx(measured, rel=1e-5)
 
@@ -63,9 +63,9 @@ UNICODE = ["猫が好き 我爱你", "👩‍👩‍👧 🇫🇷", "e\u0301", "
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_shipped_tokenizers_round_trip_the_corpus_and_any_text(name):
+def test_shipped_tokenizers_round_trip_the_corpus_and_any_text(name, shipped_test_split):
     loaded = checkpoint.load(MODELS / name)
-    pairs = corpus(TASKS[name], seed=0)["test"]
+    pairs = shipped_test_split(name)  # corpus(TASKS[name], seed=0)["test"]
     texts = {"src": [s for s, _, _ in pairs if s], "tgt": [t for _, t, _ in pairs]}
     for side, tokenizer in loaded.tokenizers.items():
         for text in texts[side] + UNICODE:

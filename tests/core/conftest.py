@@ -1,0 +1,47 @@
+"""Expensive results that several tests of tests/core read, computed once per test session."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
+
+
+@pytest.fixture(scope="session")
+def shipped_evaluation():
+    """`shipped_evaluation(name)`: what `evaluate(assets/models/<name>, <name>)` returns, i.e. what
+    `python -m core_model.evaluate` prints for that shipped model.
+
+    Evaluating the translator (500 held-out translations, 300 traced sentences for the AER) is the
+    slowest thing in tests/core, so each model is evaluated at most once per session; every caller
+    gets its own copy of the result.
+    """
+    from core_model.evaluate import evaluate
+
+    done: dict[str, dict] = {}
+
+    def get(name: str) -> dict:
+        if name not in done:
+            done[name] = evaluate(MODELS / name, name)
+        return copy.deepcopy(done[name])
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def shipped_test_split():
+    """`shipped_test_split(name)`: the held-out test split of a shipped model's task (seed 0), as
+    `corpus(TASKS[name], seed=0)["test"]` gives it; built once per session (the translator's corpus
+    takes seconds to generate). Callers get their own list."""
+    from core_model.train import TASKS, corpus
+
+    done: dict[str, list] = {}
+
+    def get(name: str) -> list:
+        if name not in done:
+            done[name] = corpus(TASKS[name], seed=0)["test"]
+        return list(done[name])
+
+    return get
