@@ -41,3 +41,13 @@ class FakeTrace:
 def run(values: dict, src_labels=(), tgt_labels=(), src_ids=(), tgt_ids=()):
     return SimpleNamespace(trace=FakeTrace(values), src_labels=tuple(src_labels), tgt_labels=tuple(tgt_labels),
                            src_ids=tuple(src_ids), tgt_ids=tuple(tgt_ids), model="fake")
+
+
+def softmax_rows(shape, seed=0, causal=False):
+    """Random attention weights [..., q, k]: rows that sum to 1 (a causal mask zeroes the future)."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=shape) * 3
+    if causal:
+        scores = np.where(np.tril(np.ones(shape[-2:], bool)), scores, -np.inf)
+    e = np.exp(scores - scores.max(-1, keepdims=True))
+    return (e / e.sum(-1, keepdims=True)).astype(np.float32)

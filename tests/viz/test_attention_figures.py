@@ -11,15 +11,7 @@ from tests.app.conftest import decode
 from viz_app.export import grid_csv, lines_csv
 from viz_app.figures import attention as fa
 from viz_app.views import explorer as view
-
-
-def softmax_rows(shape, seed=0, causal=False):
-    rng = np.random.default_rng(seed)
-    scores = rng.normal(size=shape) * 3
-    if causal:
-        scores = np.where(np.tril(np.ones(shape[-2:], bool)), scores, -np.inf)
-    e = np.exp(scores - scores.max(-1, keepdims=True))
-    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
+from tests.viz.fake import softmax_rows
 
 
 def spec(fig) -> dict:

@@ -6,18 +6,10 @@ import numpy as np
 import pytest
 
 from viz_app.views import explorer as view
+from tests.viz.fake import softmax_rows
 
 SRC = ("0·[CLS]", "1·a", "2·b", "3·[SEP]")
 TGT = ("0·<s>", "1·x", "2·y")
-
-
-def softmax_rows(shape, seed=0, causal=False):
-    rng = np.random.default_rng(seed)
-    scores = rng.normal(size=shape) * 3
-    if causal:
-        scores = np.where(np.tril(np.ones(shape[-2:], bool)), scores, -np.inf)
-    e = np.exp(scores - scores.max(-1, keepdims=True))
-    return (e / e.sum(-1, keepdims=True)).astype(np.float32)
 
 
 class FakeTrace:
