@@ -1,10 +1,20 @@
 """Shared test tools: a fixed seed, and the weight mapping from torch's own Transformer modules."""
 from __future__ import annotations
 
+import os
 import re
 
-import pytest
-import torch
+# One torch thread for the tests and every process they start (servers, CLIs): their models are tiny,
+# where a second thread costs more than it saves, and CI's two cores are shared by the browser, a
+# Streamlit server and pytest. Measured on tests/core: 804 s with torch's default of two threads on a
+# busy machine, 163 s with one. Results differ from two threads' only in float32's last bits, which
+# the tolerances allow (tests/tolerance.py).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 @pytest.fixture(autouse=True)
