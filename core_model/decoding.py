@@ -11,6 +11,7 @@ tempered, top-k / top-p filtered and renormalized distribution for sampling.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -74,7 +75,7 @@ class Decoded:
     """
     ids: tuple[int, ...]
     steps: tuple[Step, ...]
-    finished_by: str  # "eos" or "max_len"
+    finished_by: str  # "eos", "max_len", or "time" (the call's `seconds` ran out first)
     log_prob: float
     beams: tuple[BeamStep, ...] | None = None
     hypotheses: tuple[Beam, ...] | None = None
@@ -89,10 +90,14 @@ class _Run:
     cache: KVCache | None
     start: tuple[int, ...]  # bos, plus the prompt of a decoder-only model
     budget: int  # how many tokens may be generated
+    deadline: float = float("inf")  # time.monotonic() after which no new step starts
+
+    def out_of_time(self) -> bool:
+        return time.monotonic() > self.deadline
 
 
-def _start(model: Transformer, src_ids, max_len: int, use_cache: bool) -> _Run:
-    """Check the arguments, run the encoder once, and work out the step budget."""
+def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: float | None = None) -> _Run:
+    """Check the arguments, run the encoder once, and work out the step budget and the deadline."""
     cfg = model.cfg
     if not cfg.has_decoder:
         raise ValueError("an encoder-only model has no decoder, so it cannot generate tokens.")
@@ -118,7 +123,8 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool) -> _Run:
     budget = min(max_len, cfg.max_len - len(start))
     if budget < 1:
         raise ValueError(f"the prompt of {len(src)} tokens leaves no room below the model's maximum length of {cfg.max_len}.")
-    return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget)
+    deadline = float("inf") if seconds is None else time.monotonic() + seconds
+    return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline)
 
 
 def _advance(run: _Run, prefixes: torch.Tensor):
@@ -156,12 +162,15 @@ def _check_n_top(n_top) -> None:
         raise ValueError(f"n_top is {n_top!r}, but must be a whole number of at least 0.")
 
 
-def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool, n_top: int) -> Decoded:
+def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool, n_top: int,
+                seconds: float | None) -> Decoded:
     """One hypothesis, one token per step; `choose(logits [vocab])` → (token, probs [vocab])."""
     _check_n_top(n_top)
-    run = _start(model, src_ids, max_len, use_cache)
+    run = _start(model, src_ids, max_len, use_cache, seconds)
     prefix, steps, log_prob = list(run.start), [], 0.0
     for index in range(run.budget):
+        if index and run.out_of_time():
+            break
         logits, self_rows, cross_rows = _advance(run, torch.tensor([prefix]))
         token, probs = choose(logits[0])
         log_prob += float(torch.log_softmax(logits[0].double(), -1)[token])
@@ -170,19 +179,21 @@ def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool,
         if token == model.cfg.eos_id:
             break
         prefix.append(token)
-    finished_by = "eos" if steps[-1].chosen == model.cfg.eos_id else "max_len"
+    finished_by = "eos" if steps[-1].chosen == model.cfg.eos_id else "max_len" if len(steps) == run.budget else "time"
     ids = prefix[len(run.start):]
     return Decoded(tuple(ids), tuple(steps), finished_by, log_prob)
 
 
 def greedy(model: Transformer, src_ids, max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True,
-           n_top: int = 5) -> Decoded:
-    """Always take the most likely next token. `src_ids` is the prompt of a decoder-only model."""
+           n_top: int = 5, seconds: float | None = None) -> Decoded:
+    """Always take the most likely next token. `src_ids` is the prompt of a decoder-only model.
+
+    With `seconds`, no step starts once that much time has passed (finished_by "time")."""
     def choose(logits):
         probs = torch.softmax(logits, -1)
         return int(torch.argmax(logits)), probs
 
-    return _sequential(model, src_ids, choose, max_len, use_cache, n_top)
+    return _sequential(model, src_ids, choose, max_len, use_cache, n_top, seconds)
 
 
 def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,
@@ -218,7 +229,8 @@ def _check_sampling(temperature, top_k, top_p, seed) -> None:
 
 
 def sample(model: Transformer, src_ids, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
-           seed: int = 0, max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True, n_top: int = 5) -> Decoded:
+           seed: int = 0, max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True, n_top: int = 5,
+           seconds: float | None = None) -> Decoded:
     """Draw each next token from `sampling_distribution`; the same seed gives the same output.
 
     The draws use a generator of their own, so the global torch RNG is neither read nor moved.
@@ -230,7 +242,7 @@ def sample(model: Transformer, src_ids, temperature: float = 1.0, top_k: int = 0
         probs = sampling_distribution(logits, temperature, top_k, top_p)
         return int(torch.multinomial(probs, 1, generator=generator)), probs
 
-    return _sequential(model, src_ids, choose, max_len, use_cache, n_top)
+    return _sequential(model, src_ids, choose, max_len, use_cache, n_top, seconds)
 
 
 def length_penalty_gnmt(length: int, alpha: float) -> float:
@@ -278,7 +290,8 @@ def _expand(run: _Run, live: list[_Hyp], index: int, width: int, alpha: float, n
 
 
 def beam_search(model: Transformer, src_ids, width: int = 4, length_penalty: float = 0.6,
-                max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True, n_top: int = 5) -> Decoded:
+                max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True, n_top: int = 5,
+                seconds: float | None = None) -> Decoded:
     """Keep the `width` best partial outputs by summed log-probability; rank finished ones by
     that sum over the GNMT length penalty ((5 + len) / 6) ** length_penalty (len counts eos).
 
@@ -290,10 +303,13 @@ def beam_search(model: Transformer, src_ids, width: int = 4, length_penalty: flo
     if isinstance(length_penalty, bool) or not isinstance(length_penalty, (int, float)) or length_penalty < 0:
         raise ValueError(f"length_penalty is {length_penalty!r}, but must be a number of at least 0.")
     _check_n_top(n_top)
-    run = _start(model, src_ids, max_len, use_cache)
+    run = _start(model, src_ids, max_len, use_cache, seconds)
     live = [_Hyp(Beam((), 0.0, 0.0, -1, False), ())]  # the root: just bos (and the prompt)
-    finished, tree = [], []
+    finished, tree, stopped = [], [], None  # stopped: "max_len" or "time" when beams were still live
     for index in range(run.budget):
+        if index and run.out_of_time():
+            stopped = "time"
+            break
         live, ended = _expand(run, live, index, width, length_penalty, n_top)
         tree.append(BeamStep(index, tuple(h.beam for h in live + ended)))
         finished += ended
@@ -302,9 +318,10 @@ def beam_search(model: Transformer, src_ids, width: int = 4, length_penalty: flo
         if run.cache is not None:  # the cache's batch rows must follow the surviving beams
             run.cache.reorder(torch.tensor([h.row for h in live]))
     else:
-        finished += live  # out of budget: unfinished beams compete too
+        stopped = "max_len"
+    finished += live if stopped else []  # out of budget or time: unfinished beams compete too
     ranked = sorted(finished, key=lambda h: h.beam.normalized, reverse=True)[:width]
     best = ranked[0]
     ids = best.beam.tokens[:-1] if best.beam.finished else best.beam.tokens
-    return Decoded(ids, best.steps, "eos" if best.beam.finished else "max_len", best.beam.score,
+    return Decoded(ids, best.steps, "eos" if best.beam.finished else stopped, best.beam.score,
                    tuple(tree), tuple(h.beam for h in ranked))

@@ -146,6 +146,11 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
 LM_NEW_TOKENS = 20  # as many tokens as `run` lets a decoder-only model continue
+# Whatever a model's config says (an uploaded one may say max_len 8192 and never pick </s>), a decoding
+# takes at most this many steps and starts no step after this many seconds: a cached function cannot be
+# interrupted, and a visitor who closes the tab does not stop it.
+MAX_DECODE_STEPS = 256
+DECODE_SECONDS = 20.0
 
 
 def decoding_applies(architecture: str) -> bool:
@@ -168,8 +173,8 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     side = "src" if cfg.has_encoder else "tgt"
     limit = cfg.max_len - 1  # room for <s>, as in `run`
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
-    max_len = limit - 1 if cfg.has_encoder else LM_NEW_TOKENS
-    common = dict(max_len=max_len, n_top=DECODE_TOP)
+    max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else LM_NEW_TOKENS
+    common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
     if method == "greedy":
         return decoding.greedy(loaded.model, ids, **common)
     if method == "beam":

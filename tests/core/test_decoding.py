@@ -266,8 +266,9 @@ def test_sampling_distribution_is_a_distribution(values, temperature, top_k, top
     assert torch.all(probs >= 0) and float(probs.sum()) == pytest.approx(1.0)
     assert probs[int(torch.argmax(torch.tensor(values)))] > 0  # the most likely token always survives
     if 0 < top_k < len(values):  # tokens tied with the k-th largest stay in, so count them
-        kth = sorted(values, reverse=True)[top_k - 1]
-        assert int((probs > 0).sum()) <= sum(v >= kth for v in values)
+        logits = torch.tensor(values).tolist()  # as float32 sees them: 0.0 and 1e-275 are a tie there
+        kth = sorted(logits, reverse=True)[top_k - 1]
+        assert int((probs > 0).sum()) <= sum(v >= kth for v in logits)
 
 
 @pytest.mark.parametrize("setup", SETUPS[:1] + SETUPS[3:4], ids=IDS[:1] + IDS[3:4])
@@ -321,3 +322,13 @@ def test_encoder_only_model_cannot_decode():
 def test_bad_arguments_are_explained(call, message):
     with pytest.raises(ValueError, match=message):
         call(make_model())
+
+
+@pytest.mark.parametrize("decode", [greedy, sample, beam_search])
+def test_a_time_limit_ends_decoding_whatever_the_budget(decode):
+    model = suppress_eos(make_model())  # never picks eos: only the budget or the clock can end it
+    unbounded = decode(model, SRC, max_len=20)
+    assert unbounded.finished_by == "max_len" and len(unbounded.steps) == 20
+    out_of_time = decode(model, SRC, max_len=20, seconds=0.0)  # no step after the first may start
+    assert out_of_time.finished_by == "time" and len(out_of_time.steps) == 1
+    assert decode(model, SRC, max_len=20, seconds=600.0).ids == unbounded.ids  # a loose limit changes nothing

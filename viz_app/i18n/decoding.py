@@ -75,6 +75,7 @@ STRINGS = {
     "decoding.full": {"en": "Whole output ({why})", "zh": "完整输出（{why}）"},
     "decoding.why.eos": {"en": "ended with </s>", "zh": "以 </s> 结束"},
     "decoding.why.max_len": {"en": "stopped at the length limit", "zh": "达到长度上限而停止"},
+    "decoding.why.time": {"en": "stopped at the time limit", "zh": "达到时间上限而停止"},
     "decoding.top.title": {"en": "The {n} most likely next tokens", "zh": "最可能的 {n} 个下一个词元"},
     "decoding.top.sample": {"en": "Distribution after T, top-k, top-p: the {n} most likely",
                             "zh": "经过 T、top-k、top-p 处理后的分布：概率最高的 {n} 个"},
