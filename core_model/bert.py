@@ -7,14 +7,13 @@ layers and GELU, so only the tensor names change. Every shape is checked; nothin
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
 
 from .config import ModelConfig
 from .model import Transformer
-from .safe_load import CheckpointError, Loaded, check_size, read_tensors
+from .safe_load import CheckpointError, Loaded, check_size, read_json_file, read_tensors
 from .tokenizer import WordPieceTokenizer
 
 SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}
@@ -56,8 +55,8 @@ def minilm_path() -> Path | None:
 def is_bert_folder(path: Path) -> bool:
     """Whether `path` looks like a Hugging Face BERT folder (rather than one of our checkpoints)."""
     try:
-        return json.loads((Path(path) / "config.json").read_text(encoding="utf-8")).get("model_type") == "bert"
-    except (OSError, ValueError, AttributeError):
+        return read_json_file(Path(path) / "config.json", "config.json").get("model_type") == "bert"
+    except (OSError, ValueError, AttributeError):  # CheckpointError is a ValueError
         return False
 
 
@@ -95,10 +94,9 @@ def name_map(cfg: ModelConfig) -> dict[str, str]:
 def load(path, name: str = "") -> Loaded:
     """Load a BERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
-    try:
-        hf = json.loads((path / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise CheckpointError(f"{path / 'config.json'} cannot be read as JSON ({e}).") from None
+    hf = read_json_file(path / "config.json", "config.json")
+    if not isinstance(hf, dict):
+        raise CheckpointError("config.json must hold a JSON object of field names and values.")
     cfg = config_from_hf(hf)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)

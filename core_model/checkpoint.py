@@ -26,8 +26,8 @@ from .config import ModelConfig
 from .model import Transformer
 # What this loader shares with bert.load lives in safe_load, below both; its names stay importable from here.
 from .safe_load import (CARD, CONFIG, MAX_FILE_BYTES, MAX_LAYERS, MAX_WEIGHT_BYTES, WEIGHTS,  # noqa: F401
-                        CheckpointError, Loaded, check_size, read_tensors, required, safetensors_problem,
-                        size_text, within_limit)
+                        CheckpointError, Loaded, check_size, read_json_file, read_tensors, required,
+                        safetensors_problem, size_text, within_limit)
 from .tokenizer import Tokenizer
 
 # Every file a load reads: ours, and a BERT folder's tokenizer.json. Nothing else is opened or unpacked.
@@ -102,14 +102,11 @@ def remove_leftovers(path: Path) -> None:
 
 
 def read_config(path: Path) -> ModelConfig:
-    try:
-        data = json.loads(required(path, CONFIG).read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{CONFIG} is not valid JSON ({e}).") from None
+    data = read_json_file(required(path, CONFIG), CONFIG)
     try:
         return ModelConfig.from_dict(data)
     except (ValueError, TypeError) as e:
-        raise CheckpointError(f"{CONFIG}: {e}") from None
+        raise CheckpointError(str(e) if str(e).startswith(CONFIG) else f"{CONFIG}: {e}") from None
 
 
 def refuse_pickles(names) -> None:
@@ -119,7 +116,7 @@ def refuse_pickles(names) -> None:
     for name in sorted(names):
         if name.lower().endswith(PICKLE_SUFFIXES):
             raise CheckpointError(f"{name} is a pickle-based checkpoint, which is not accepted because loading a pickle "
-                                  f"can run any code: only {WEIGHTS} is read (save the weights with safetensors).")
+                                  f"can run any code: only {WEIGHTS} is read (save the weights with safetensors).", "unsafe")
 
 
 def check_files(path: Path) -> None:
@@ -197,11 +194,11 @@ def extract_zip(data: bytes, dest) -> Path:
     again as the bytes come out, so a zip bomb stops at the limit.
     """
     if len(data) > MAX_ZIP_BYTES:
-        raise CheckpointError(f"the zip is {size_text(len(data))}, over the limit of {size_text(MAX_ZIP_BYTES)}.")
+        raise CheckpointError(f"the zip is {size_text(len(data))}, over the limit of {size_text(MAX_ZIP_BYTES)}.", "limit")
     listing = directory_size(data)
     if listing > MAX_ZIP_DIRECTORY:
         raise CheckpointError(f"the zip's list of entries takes {size_text(listing)}, far more than a checkpoint "
-                              f"folder's few files need (at most {size_text(MAX_ZIP_DIRECTORY)}).")
+                              f"folder's few files need (at most {size_text(MAX_ZIP_DIRECTORY)}).", "limit")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError):
@@ -235,10 +232,10 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
     """The entries a load reads, by bare name, once every entry's path, kind and size is checked."""
     if len(infos) > MAX_ZIP_ENTRIES:
         raise CheckpointError(f"the zip holds {len(infos)} entries, more than the {MAX_ZIP_ENTRIES} allowed; "
-                              f"a checkpoint folder has at most {len(FILES)} files.")
+                              f"a checkpoint folder has at most {len(FILES)} files.", "limit")
     declared = sum(i.file_size for i in infos)
     if declared > MAX_UNPACKED_BYTES:
-        raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.")
+        raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.", "limit")
     files = {}
     for info in infos:
         parts = entry_parts(info)
@@ -265,12 +262,12 @@ def entry_parts(info: zipfile.ZipInfo) -> list[str]:
     name = info.filename
     path = name.replace("\\", "/")  # zips made on Windows may use either separator
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        raise CheckpointError(f"the zip entry {name!r} has an absolute path, which could write anywhere on the disk.")
+        raise CheckpointError(f"the zip entry {name!r} has an absolute path, which could write anywhere on the disk.", "unsafe")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise CheckpointError(f"the zip entry {name!r} climbs out of its folder with '..'.")
+        raise CheckpointError(f"the zip entry {name!r} climbs out of its folder with '..'.", "unsafe")
     if stat.S_ISLNK(info.external_attr >> 16):
-        raise CheckpointError(f"the zip entry {name!r} is a symbolic link, which could point anywhere on the disk.")
+        raise CheckpointError(f"the zip entry {name!r} is a symbolic link, which could point anywhere on the disk.", "unsafe")
     if info.flag_bits & 0x1:
         raise CheckpointError(f"the zip entry {name!r} is encrypted.")
     return parts
@@ -283,7 +280,7 @@ def copy_bounded(source, target: Path, limit: int, too_big: str) -> int:
         while chunk := source.read(2**20):
             written += len(chunk)
             if written > limit:
-                raise CheckpointError(too_big)
+                raise CheckpointError(too_big, "limit")
             out.write(chunk)
     return written
 
@@ -301,7 +298,7 @@ def copy_folder(src, dest) -> Path:
     total = sum((src / n).stat().st_size for n in names)
     if total > MAX_UNPACKED_BYTES:
         raise CheckpointError(f"the checkpoint's files add up to {size_text(total)}, "
-                              f"over the limit of {size_text(MAX_UNPACKED_BYTES)}.")
+                              f"over the limit of {size_text(MAX_UNPACKED_BYTES)}.", "limit")
     dest.mkdir(parents=True, exist_ok=True)
     budget = MAX_UNPACKED_BYTES
     for name in names:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from .messages import listed
+
 ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
 ACTIVATIONS = ("relu", "gelu")
 NORMS = ("layernorm", "rmsnorm")
@@ -143,8 +145,8 @@ class ModelConfig:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"config.json has unknown field(s): {', '.join(unknown)}.")
+            raise ValueError(f"config.json has unknown field(s): {listed(unknown)}.")
         missing = sorted(known - set(data))
         if missing:
-            raise ValueError(f"config.json is missing field(s): {', '.join(missing)}.")
+            raise ValueError(f"config.json is missing field(s): {listed(missing)}.")
         return cls(**data)

@@ -8,24 +8,75 @@ checkpoint → bert → safe_load. Nothing is unpickled: safetensors and JSON ho
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
 
 from .config import ModelConfig
+from .messages import listed, shortened
 from .model import Transformer
 
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "card.md"
 MAX_WEIGHT_BYTES = 512 * 2**20  # far above any model that runs on a laptop CPU in class
 MAX_FILE_BYTES = 32 * 2**20  # any other file; the shipped ones are under 1 MB, a BERT tokenizer.json a few
 MAX_LAYERS = 96  # per stack: each layer is built (and takes memory) before any weight is read
+MAX_POSITIONS = 8192  # max_len of any positional kind: it bounds decoding and every per-position table
+MAX_JSON_DEPTH = 64  # a config.json is two levels deep, a tokenizer.json or safetensors header a few more
+MAX_HEADER_BYTES = 16 * 2**20  # a safetensors header lists names, shapes and offsets: a few KB per hundred tensors
+
+
+OPENING, CLOSING = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8)
+
+
+KINDS = ("invalid", "limit", "unsafe", "numbers", "time", "memory", "crash")  # what a UI may say in its own words
 
 
 class CheckpointError(ValueError):
-    """A checkpoint folder that cannot be loaded; the message says which file and why."""
+    """A checkpoint folder that cannot be loaded; the message says which file and why, in at most
+    messages.MAX_MESSAGE characters, and `kind` (one of KINDS) what sort of fault it is."""
+
+    def __init__(self, message: str, kind: str = "invalid"):
+        super().__init__(shortened(str(message)))
+        self.kind = kind
+
+
+_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')  # JSON strings, whose brackets are text
+
+
+def json_depth(text: str) -> int:
+    """How deeply `text`'s arrays and objects nest, measured without parsing.
+
+    Python's json module recurses once per level and raises RecursionError near 1,000 levels; this
+    count is flat (strings dropped, then a running sum of opening minus closing brackets).
+    """
+    bare = np.frombuffer(_STRINGS.sub("", text).encode("utf-8"), np.uint8)
+    steps = np.isin(bare, OPENING).astype(np.int32) - np.isin(bare, CLOSING)
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def read_json(text: str, what: str):
+    """Parse `text` (the file named `what`) as JSON, refusing deep nesting and numbers too long to read."""
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise CheckpointError(f"{what} nests more than {MAX_JSON_DEPTH} levels deep, which no checkpoint file does.")
+    try:
+        return json.loads(text)
+    except ValueError as e:  # JSONDecodeError, or an integer too long for int() (Python's guard against slow parsing)
+        if "digits" in str(e):
+            raise CheckpointError(f"{what} holds a number of over 4,300 digits, which no checkpoint needs.") from None
+        raise CheckpointError(f"{what} is not valid JSON ({shortened(str(e), 120)}).") from None
+
+
+def read_json_file(path: Path, what: str):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CheckpointError(f"{what} is not UTF-8 text, so it is not JSON.") from None
+    return read_json(text, what)
 
 
 @dataclass(frozen=True)
@@ -56,7 +107,7 @@ def within_limit(f: Path) -> Path:
     limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS else MAX_FILE_BYTES
     size = f.stat().st_size
     if size > limit:
-        raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.")
+        raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.", "limit")
     return f
 
 
@@ -73,8 +124,13 @@ def safetensors_problem(data: bytes) -> str | None:
     header_end = 8 + int.from_bytes(data[:8], "little")
     if header_end > len(data):
         return f"is truncated: its header alone should take {header_end:,} bytes, but the file has {len(data):,}."
+    if header_end - 8 > MAX_HEADER_BYTES:
+        return f"has a header of {size_text(header_end - 8)}, over the limit of {size_text(MAX_HEADER_BYTES)}."
+    text = data[8:header_end].decode("utf-8", "replace")
+    if json_depth(text) > MAX_JSON_DEPTH:
+        return f"has a header nested more than {MAX_JSON_DEPTH} levels deep, which no safetensors file has."
     try:
-        header = json.loads(data[8:header_end])
+        header = json.loads(text)
         end = header_end + max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None  # safetensors itself names what is wrong
@@ -83,19 +139,30 @@ def safetensors_problem(data: bytes) -> str | None:
     return None
 
 
+def weight_count(cfg: ModelConfig) -> int:
+    """A lower bound of the weights `cfg` builds (biases and norms left out): every embedding table,
+    positions and token types included, the layers, and an untied output layer."""
+    d, layers = cfg.d_model, cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder
+    positions = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
+    n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * d
+    n += layers * (4 * d * d + 2 * d * cfg.d_ff)
+    n += cfg.n_decoder_layers * 4 * d * d if cfg.architecture == "encoder-decoder" else 0  # cross-attention
+    return n + (cfg.tgt_vocab_size * d if cfg.has_decoder and not cfg.tie_embeddings else 0)
+
+
 def check_size(cfg: ModelConfig) -> None:
-    """Refuse a config whose model is too big to build, before any memory is taken for it."""
+    """Refuse a config whose model is too big to build or to run, before any memory is taken for it."""
     for stack, n in (("encoder", cfg.n_encoder_layers), ("decoder", cfg.n_decoder_layers)):
         if n > MAX_LAYERS:
-            raise CheckpointError(f"{CONFIG} asks for {n} {stack} layers, more than the {MAX_LAYERS} the loader builds.")
-    d = cfg.d_model
-    tables = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
-    n = sum(getattr(cfg, f"{side}_vocab_size") + tables for side in cfg.sides) * d  # embeddings
-    n += (cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder) * (4 * d * d + 2 * d * cfg.d_ff)
-    n += cfg.tgt_vocab_size * d if cfg.has_decoder and not cfg.tie_embeddings else 0  # the output layer
-    if 4 * n > MAX_WEIGHT_BYTES:  # a lower bound: biases and norms left out
+            raise CheckpointError(f"{CONFIG} asks for {n} {stack} layers, more than the {MAX_LAYERS} the loader builds.",
+                                  "limit")
+    if cfg.max_len > MAX_POSITIONS:  # whatever the positional kind: it also bounds how long decoding may run
+        raise CheckpointError(f"{CONFIG} asks for max_len {cfg.max_len:,}, more than the {MAX_POSITIONS:,} positions "
+                              f"the loader allows.", "limit")
+    n = weight_count(cfg)
+    if 4 * n > MAX_WEIGHT_BYTES:
         raise CheckpointError(f"{CONFIG} describes a model of over {n / 1e6:,.0f} million weights ({size_text(4 * n)}), "
-                              f"over the limit of {size_text(MAX_WEIGHT_BYTES)}.")
+                              f"over the limit of {size_text(MAX_WEIGHT_BYTES)}.", "limit")
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
@@ -117,10 +184,10 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
     in_file = {v: k for k, v in rename.items()}  # to name a tensor as the file does
     missing = sorted(in_file.get(n, n) for n in set(expected) - set(tensors))
     if missing:
-        raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {', '.join(missing[:5])}.")
+        raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {listed(missing)}.")
     unexpected = sorted(in_file.get(n, n) for n in set(tensors) - set(expected))
     if unexpected:
-        raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {', '.join(unexpected[:5])}.")
+        raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {listed(unexpected)}.")
     for name, want in expected.items():
         got, shown = tensors[name], in_file.get(name, name)
         if tuple(got.shape) != tuple(want.shape):
@@ -128,5 +195,5 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
         if not got.is_floating_point():
             raise CheckpointError(f"{WEIGHTS}: {shown} holds {got.dtype} values, not floating-point weights.")
         if not torch.isfinite(got).all():
-            raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.")
+            raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.", "numbers")
     return tensors

@@ -350,6 +350,19 @@ def _byte_word_indices(data: bytes) -> list[int]:
     return result
 
 
+def rust_call(call, *args, **kwargs):
+    """Call into the tokenizers library, whose Rust panics (a regex that backtracks past its limit, say)
+    reach Python as PanicException, a BaseException that `except Exception` lets through: ValueError instead."""
+    try:
+        return call(*args, **kwargs)
+    except Exception as err:
+        raise ValueError(f"The tokenizer failed: {str(err)[:120]}") from None
+    except BaseException as err:
+        if type(err).__name__ != "PanicException":  # KeyboardInterrupt, SystemExit: not the tokenizer's
+            raise
+        raise ValueError(f"The tokenizer failed: {str(err)[:120]}") from None
+
+
 class WordPieceTokenizer:
     """An imported BERT tokenizer (a Hugging Face `tokenizer.json`) behind the same interface.
 
@@ -381,11 +394,15 @@ class WordPieceTokenizer:
         from tokenizers import Tokenizer as HFTokenizer
 
         try:
-            tokenizer = HFTokenizer.from_str(Path(path).read_text(encoding="utf-8"))
+            text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
             raise ValueError(f"No tokenizer file at {path}.") from None
-        except Exception as err:  # the Rust side reports every problem as a plain Exception
-            raise ValueError(f"The tokenizer file {path} is not a Hugging Face tokenizer: {err}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"The tokenizer file {Path(path).name} is not UTF-8 text.") from None
+        try:
+            tokenizer = rust_call(HFTokenizer.from_str, text)
+        except ValueError as err:
+            raise ValueError(f"The tokenizer file {Path(path).name} is not a Hugging Face tokenizer: {err}") from None
         return cls(tokenizer, specials)
 
     @property
@@ -412,13 +429,13 @@ class WordPieceTokenizer:
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Token ids of `text` (no [CLS]/[SEP] unless asked for)."""
-        ids = self._tk.encode(_checked_text(text, "The text"), add_special_tokens=False).ids
+        ids = rust_call(self._tk.encode, _checked_text(text, "The text"), add_special_tokens=False).ids
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def decode(self, ids: Sequence[int]) -> str:
         """The text of `ids`, with pad, [CLS] and [SEP] dropped (an [UNK] stays visible)."""
         kept = [int(i) for i in ids if int(i) not in (self.pad_id, self.bos_id, self.eos_id)]
-        return self._tk.decode(kept, skip_special_tokens=False)
+        return rust_call(self._tk.decode, kept, skip_special_tokens=False)
 
     def pieces(self, text: str) -> list[str]:
         return [self.id_to_piece(i) for i in self.encode(text)]
@@ -433,7 +450,7 @@ class WordPieceTokenizer:
         # first character falls in; specials are left out of the text, so they get -1.
         body = [i for i in ids if not self.is_special(i) or i == self.unk_id]
         text = self.decode(body)
-        encoding = self._tk.encode(text, add_special_tokens=False)
+        encoding = rust_call(self._tk.encode, text, add_special_tokens=False)
         if encoding.ids != [int(i) for i in body]:  # the text does not read back the same
             return [-1] * len(ids)
         char_words, word, in_word = [], -1, False  # str.split()'s words, by character
