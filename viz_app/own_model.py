@@ -1,24 +1,29 @@
 """Your own model: a zipped checkpoint folder uploaded, or a checkpoint folder on the server's disk.
 
-core_model.checkpoint unpacks the zip (or copies the folder) with every check; the files then go
-into loaders.OWN_DIR under a name made of their content hash, and load like a shipped model.
+core_model.checkpoint unpacks the zip (or copies the folder) with every check, core_model.probe tries
+it in a child process held to a time and a memory limit; the files then go into loaders.OWN_DIR under
+a name made of their content hash, and load like a shipped model. The folder box is there only when
+whoever runs the server names one folder that visitors may read models from (ROOT_SETTING), and
+no path outside it is read, or said to exist.
 Each session lists its own models in its session state, so another session is offered one only
 if it brings the very same files (and then shares the cached model, which is the same).
 """
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core_model import checkpoint
+from core_model import checkpoint, probe
 
 from . import loaders
 from .i18n import t
@@ -31,6 +36,23 @@ UPLOADS = "own_uploads"  # zips handled so far; a new uploader key after each em
 MAX_UPLOAD_MB = checkpoint.MAX_ZIP_BYTES // 2**20
 MAX_FOLDERS = 8  # own models kept on disk, as many as loaders.load_model keeps in memory
 STALE_SECONDS = 3600  # an unpacking folder this old was left by a server that stopped midway
+ROOT_SETTING = "ATTENTION_VIZ_MODEL_ROOT"  # environment variable: the one folder the folder box may read from
+LOG = logging.getLogger(__name__)
+
+
+def folder_root() -> Path | None:
+    """The folder whoever runs the server lets visitors load checkpoints from, or None (no folder box)."""
+    raw = os.environ.get(ROOT_SETTING, "").strip()
+    return Path(raw).resolve() if raw else None
+
+
+def inside(root: Path, typed: str) -> Path | None:
+    """The folder `typed` names inside `root`, relative to it or absolute, with `..` and links resolved;
+    None if it lies outside. Nothing is expanded: "~" and "$HOME" are names like any other."""
+    if "\0" in typed:
+        return None
+    path = (root / typed).resolve()  # an absolute `typed` replaces root; the check below then decides
+    return path if path.is_relative_to(root) else None
 
 
 def models() -> list[str]:
@@ -58,36 +80,47 @@ def content_name(folder: Path) -> str:
     return loaders.OWN_PREFIX + digest.hexdigest()[:24]
 
 
-def bring_in(fill, source: str) -> str:
-    """Let fill(folder) write a checkpoint into a new folder, name it by content, load it; return the name.
+def bring_in(fill, source: str, private: tuple[Path, ...] = ()) -> str:
+    """Let fill(folder) write a checkpoint into a new folder, try it in a bounded child process
+    (core_model.probe), name it by content and load it; return the name.
 
-    Raises CheckpointError (with `source`, not a temporary folder, in its message) if anything is wrong.
+    Raises CheckpointError (naming `source`, never a folder of the server: the temporary ones, nor those
+    in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong.
     """
     loaders.OWN_DIR.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=loaders.OWN_DIR))
-    target = staging
+    target = made = None
     try:
         fill(staging)
+        probe.check(staging)
         name = content_name(staging)
         target = loaders.model_folder(name)
         try:
             os.replace(staging, target)
+            made = target
         except OSError:  # a folder of that name holds the very same files: brought before, or just now by another session
             if not target.is_dir():
                 raise
-        try:
-            loaders.load_model(name)
-        except checkpoint.CheckpointError:
-            shutil.rmtree(target, ignore_errors=True)
-            raise
-    except checkpoint.CheckpointError as e:
-        reason = str(e).replace(str(staging), source).replace(str(target), source)
-        raise checkpoint.CheckpointError(reason) from None
+        loaders.load_model(name)
+    except BaseException as e:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        if isinstance(e, checkpoint.CheckpointError):
+            hidden = [str(f) for f in (staging, target, loaders.OWN_DIR, *private) if f is not None]
+            raise checkpoint.CheckpointError(reworded(str(e), hidden, source), e.kind) from None
+        raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     os.utime(target)  # the most recently brought are the ones kept
     prune()
     return name
+
+
+def reworded(reason: str, hidden: list[str], source: str) -> str:
+    """A loader's reason with the server's folders replaced by what the user gave (a file name or a path)."""
+    for folder in sorted(hidden, key=len, reverse=True):
+        reason = reason.replace(folder, source)
+    return reason
 
 
 def prune() -> None:
@@ -105,12 +138,18 @@ def prune() -> None:
         shutil.rmtree(p, ignore_errors=True)
 
 
-def add(fill, source: str, title: str) -> None:
-    """Bring a model in and select it; if that fails, say why and leave everything else as it was."""
+def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
+    """Bring a model in and select it; if that fails, for any reason, say why in one short message in the
+    user's language and leave everything else as it was."""
     try:
-        name = bring_in(fill, source)
-    except (ValueError, OSError) as e:  # CheckpointError, a path with a NUL in it, a full disk
-        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "reason": str(e)})
+        name = bring_in(fill, source, private)
+    except checkpoint.CheckpointError as e:
+        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": str(e)})
+        return
+    except Exception as e:  # an OSError (a full disk), or anything a loader did not foresee: logged, not shown
+        LOG.exception("bringing in %s failed", source)
+        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": "crash",
+                                                              "reason": type(e).__name__})
         return
     st.session_state[OWN] = {**st.session_state.get(OWN, {}), name: title}
     st.session_state["model"] = name
@@ -119,12 +158,16 @@ def add(fill, source: str, title: str) -> None:
 
 
 def add_zip(data: bytes, filename: str) -> None:
-    add(lambda folder: checkpoint.extract_zip(data, folder), filename, Path(filename).stem or filename)
+    add(partial(checkpoint.extract_zip, data), filename, Path(filename).stem or filename)
 
 
-def add_folder(path: str) -> None:
-    folder = Path(path).expanduser()
-    add(lambda dest: checkpoint.copy_folder(folder, dest), path, folder.name or path)
+def add_folder(typed: str) -> None:
+    root = folder_root()
+    folder = inside(root, typed) if root is not None else None
+    if folder is None:  # the same words whether or not such a path exists
+        st.session_state[MESSAGE] = ("error", "own.outside", {"source": typed})
+        return
+    add(partial(checkpoint.copy_folder, folder), typed, folder.name or typed, (folder,))
 
 
 def forget(upload) -> None:
@@ -156,8 +199,16 @@ def render(sb) -> None:
         key = f"own_upload_{st.session_state.get(UPLOADS, 0)}"
         st.file_uploader(t("own.upload"), type=["zip"], key=key, on_change=on_upload, args=(key,),
                          help=t("own.upload.help", mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
-        st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, help=t("own.folder.help"), max_chars=1000)
+        if folder_root() is not None:
+            st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, help=t("own.folder.help"), max_chars=1000)
         if message:
-            kind, text_key, fields = message
-            # The file name, the path and a loader's reason quote what the user typed: shown as typed, never as Markdown.
-            (st.error if kind == "error" else st.success)(t(text_key, **{k: literal(v) for k, v in fields.items()}))
+            show(*message)
+
+
+def show(kind: str, text_key: str, fields: dict) -> None:
+    """The last attempt's outcome. The file name, the path and a loader's reason quote what the user gave:
+    shown as typed, never as Markdown; why the model was refused is said in the user's language."""
+    if "why" in fields:
+        fields = {**fields, "why": t(f"own.why.{fields['why']}")}
+    quoted = {k: v if k == "why" else literal(v) for k, v in fields.items()}
+    (st.error if kind == "error" else st.success)(t(text_key, **quoted))

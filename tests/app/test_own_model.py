@@ -30,6 +30,16 @@ def errors(at: AppTest) -> list[str]:
     return [shown(e.value) for e in at.error]  # as the reader sees it, without the code-span marks
 
 
+def refusal(source: str, kind: str, reason: str, lang: str = "en") -> str:
+    """The one message a refused model gets: what, why in the user's words (of `kind`), and the loader's reason."""
+    return text("own.failed", lang, source=source, why=text(f"own.why.{kind}", lang), reason=reason)
+
+
+KINDS = {"pickle checkpoint": "unsafe", "pickle named model.safetensors": "invalid", "truncated weights": "invalid",
+         "weights of another config": "invalid", "zip slip": "unsafe", "absolute path": "unsafe", "zip bomb": "limit",
+         "not a zip": "invalid", "oversized zip": "limit"}
+
+
 def test_a_good_zip_is_added_selected_and_drawn_on_every_page():
     at = open_page("overview", src=SENTENCE)
     upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
@@ -89,7 +99,7 @@ def test_a_bad_zip_is_refused_and_the_model_stays(bad, case, own_dir):
     before = named_chart(at, "self_attention.pattern")
     upload(at, "bad.zip", data)
     assert_clean(at)
-    assert errors(at) == [text("own.failed", "en", source="bad.zip", reason=reason)]
+    assert errors(at) == [refusal("bad.zip", KINDS[case], reason)]
     assert at.session_state["model"] == "reverse"
     assert at.sidebar.selectbox(key="model").options == loaders.available_models()
     assert named_chart(at, "self_attention.pattern") == before  # the page goes on with the model it had
@@ -106,7 +116,8 @@ def test_the_message_goes_once_the_user_moves_on(bad):
     assert errors(at) == [] and at.session_state["model"] == "reverse"
 
 
-def test_a_folder_on_the_server_is_added(tmp_path):
+def test_a_folder_on_the_server_is_added(monkeypatch):
+    monkeypatch.setenv(own_model.ROOT_SETTING, str(REVERSE.parent))  # the folder the server opens to visitors
     at = open_page("overview", src=SENTENCE)
     at.sidebar.text_input(key=own_model.FOLDER).set_value(str(REVERSE)).run()
     assert_clean(at)
@@ -115,27 +126,29 @@ def test_a_folder_on_the_server_is_added(tmp_path):
     assert loaders.run("reverse", SENTENCE).output in [t.value for t in at.text]
 
 
-@pytest.mark.parametrize("damage, reason", [
+@pytest.mark.parametrize("damage, kind, reason", [
     (lambda p: open(p / "model.safetensors", "wb").truncate(600 * 2**20),  # sparse: no room on disk
-     "model.safetensors is 600 MB, over the limit of 512 MB."),
-    (lambda p: (p / "config.json").unlink(), "the checkpoint folder {src} has no config.json."),
-    (lambda p: shutil.rmtree(p), "{src} is not a checkpoint folder."),
+     "limit", "model.safetensors is 600 MB, over the limit of 512 MB."),
+    (lambda p: (p / "config.json").unlink(), "invalid", "the checkpoint folder {src} has no config.json."),
+    (lambda p: shutil.rmtree(p), "invalid", "{src} is not a checkpoint folder."),
 ])
-def test_a_bad_folder_is_refused_and_the_model_stays(tmp_path, damage, reason):
+def test_a_bad_folder_is_refused_and_the_model_stays(tmp_path, monkeypatch, damage, kind, reason):
+    monkeypatch.setenv(own_model.ROOT_SETTING, str(tmp_path))
     src = tmp_path / "mine"
     shutil.copytree(REVERSE, src)
     damage(src)
     at = open_page("self_attention", model="lm-en", src="the old man")
-    at.sidebar.text_input(key=own_model.FOLDER).set_value(str(src)).run()
+    at.sidebar.text_input(key=own_model.FOLDER).set_value("mine").run()  # as typed: relative to the root
     assert_clean(at)
-    assert errors(at) == [text("own.failed", "en", source=str(src), reason=reason.format(src=src))]
+    assert errors(at) == [refusal("mine", kind, reason.format(src="mine"))]
     assert at.session_state["model"] == "lm-en" and at.get("plotly_chart")
 
 
 def test_the_refusal_is_said_in_chinese_too(bad):
     at = open_page("overview", lang="zh", src=SENTENCE)
     upload(at, "坏.zip", bad[0]["zip slip"][0])
-    assert errors(at) == [text("own.failed", "zh", source="坏.zip", reason=bad[0]["zip slip"][1])]
+    assert errors(at) == [refusal("坏.zip", "unsafe", bad[0]["zip slip"][1], "zh")]
+    assert "安全" in errors(at)[0]  # why, in the user's language
     assert at.sidebar.expander[0].label == "你自己的模型"
 
 
@@ -161,7 +174,8 @@ def test_choosing_another_model_after_an_upload_sticks_across_pages():
     assert at.session_state["model"] == "lm-en"  # the earlier upload was not taken again
 
 
-def test_only_the_latest_own_models_stay_on_disk(own_dir):
+def test_only_the_latest_own_models_stay_on_disk(own_dir, monkeypatch):
+    monkeypatch.setattr(own_model.probe, "check", lambda folder: None)  # ten good copies: pruning is tested here
     for i in range(own_model.MAX_FOLDERS + 2):  # each a different card, so a different content hash
         data = zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})
         own_model.bring_in(lambda folder, data=data: checkpoint.extract_zip(data, folder), "z")

@@ -26,7 +26,7 @@ def test_uploading_a_zip_adds_the_model_and_a_bad_zip_is_refused(open_page):
     assert plots > 1
 
     upload(page, "bad.zip", zip_of({**files_of(), "../evil": b"owned"}, top=None))
-    refusal = text("own.failed", "en", source="bad.zip",
+    refusal = text("own.failed", "en", source="bad.zip", why=text("own.why.unsafe", "en"),
                    reason="the zip entry '../evil' climbs out of its folder with '..'.")
     page.get_by_text(refusal).wait_for(timeout=TIMEOUT_MS)
     wait_idle(page, charts=1)
