@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import dataclass
 
-from .messages import listed
+from .messages import listed, shortened
 
 ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
 ACTIVATIONS = ("relu", "gelu")
@@ -91,8 +92,9 @@ class ModelConfig:
             yield f"dropout is {self.dropout!r}, but must be a number from 0 up to (not including) 1."
         if not (isinstance(self.norm_eps, (int, float)) and 0 < self.norm_eps < 1):
             yield f"norm_eps is {self.norm_eps!r}, but must be a small positive number."
-        if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1):
-            yield f"positional_base is {self.positional_base!r}, but must be a number above 1."
+        if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1
+                and self.positional_base <= sys.float_info.max):  # it is raised to float powers
+            yield f"positional_base is {shortened(repr(self.positional_base), 40)}, but must be a number above 1."
 
     def _stack_problems(self):
         for name, stack, needed in (("n_encoder_layers", "encoder", self.has_encoder),

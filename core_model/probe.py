@@ -19,7 +19,7 @@ import torch
 
 from .checkpoint import load
 from .messages import shortened
-from .safe_load import KINDS, CheckpointError
+from .safe_load import KINDS, CheckpointError, size_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = 60  # a model that runs on a laptop CPU in class loads in a few seconds
@@ -37,7 +37,7 @@ def check(folder) -> None:
         raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time") from None
     verdict = _verdict(done.stdout)
     if done.returncode != 0 or verdict is None:
-        raise CheckpointError(f"loading the model needed more than the loader's {MEMORY // 2**30} GB of memory, "
+        raise CheckpointError(f"loading the model needed more than the loader's {size_text(MEMORY)} of memory, "
                               "or crashed.", "memory")
     if verdict["refused"]:
         raise CheckpointError(verdict["refused"], verdict["kind"])
@@ -78,7 +78,7 @@ def main(folder: str) -> int:
     except CheckpointError as e:
         refused, kind = str(e), e.kind
     except MemoryError:
-        refused, kind = f"loading the model needed more than the loader's {MEMORY // 2**30} GB of memory.", "memory"
+        refused, kind = f"loading the model needed more than the loader's {size_text(MEMORY)} of memory.", "memory"
     except RecursionError:
         refused, kind = "a file of the model nests too deeply to be read.", "invalid"
     except BaseException as e:  # a Rust panic from a tokenizer is a BaseException too

@@ -45,7 +45,8 @@ class CheckpointError(ValueError):
         self.kind = kind
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')  # JSON strings, whose brackets are text
+_ESCAPES = re.compile(r"\\.", re.S)  # an escaped character, \" included: dropped first, so that
+_STRINGS = re.compile(r'"[^"]*"')  # a string is then plain quotes around text (both passes linear in the length)
 
 
 def json_depth(text: str) -> int:
@@ -54,7 +55,7 @@ def json_depth(text: str) -> int:
     Python's json module recurses once per level and raises RecursionError near 1,000 levels; this
     count is flat (strings dropped, then a running sum of opening minus closing brackets).
     """
-    bare = np.frombuffer(_STRINGS.sub("", text).encode("utf-8"), np.uint8)
+    bare = np.frombuffer(_STRINGS.sub("", _ESCAPES.sub("", text)).encode("utf-8"), np.uint8)
     steps = np.isin(bare, OPENING).astype(np.int32) - np.isin(bare, CLOSING)
     return int(np.cumsum(steps).max(initial=0))
 
@@ -97,8 +98,10 @@ def required(path: Path, name: str) -> Path:
 
 
 def size_text(n: int) -> str:
+    if n >= 10 * 2**20:  # whole megabytes in integers: a config may name a size far beyond any float
+        return f"{(n + 2**19) // 2**20:,} MB"
     if n >= 2**20:
-        return f"{n / 2**20:,.0f} MB" if n >= 10 * 2**20 else f"{n / 2**20:.1f} MB"
+        return f"{n / 2**20:.1f} MB"
     return f"{n / 2**10:,.0f} KB" if n >= 2**10 else f"{n:,} bytes"
 
 
@@ -161,7 +164,7 @@ def check_size(cfg: ModelConfig) -> None:
                               f"the loader allows.", "limit")
     n = weight_count(cfg)
     if 4 * n > MAX_WEIGHT_BYTES:
-        raise CheckpointError(f"{CONFIG} describes a model of over {n / 1e6:,.0f} million weights ({size_text(4 * n)}), "
+        raise CheckpointError(f"{CONFIG} describes a model of over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)}), "
                               f"over the limit of {size_text(MAX_WEIGHT_BYTES)}.", "limit")
 
 

@@ -6,6 +6,7 @@ the core directly, tests/app and tests/e2e through the sidebar.
 from __future__ import annotations
 
 import io
+import json
 import os
 import zipfile
 from pathlib import Path
@@ -91,3 +92,92 @@ def bad_zips(marker: Path) -> dict[str, tuple[bytes, str]]:
         "not a zip": (b"PK\x03\x04 this only looks like a zip", "the file is not a zip archive (or the zip is damaged)."),
         "oversized zip": (bytes(130 * 2**20), "the zip is 130 MB, over the limit of 128 MB."),
     }
+
+
+# ----- hostile checkpoint folders: files that try to take the server down (tests/core/test_hostile_checkpoints.py)
+
+def reverse_copy(dest: Path, **config) -> Path:
+    """A copy of the shipped reverse model in the new folder `dest`, its config.json fields changed by `config`."""
+    dest = Path(dest)
+    dest.mkdir(parents=True)
+    for name, data in files_of().items():
+        (dest / name).write_bytes(data)
+    if config:
+        write_config(dest, {**json.loads((REVERSE / "config.json").read_text(encoding="utf-8")), **config})
+    return dest
+
+
+def write_config(folder: Path, fields) -> None:
+    (Path(folder) / "config.json").write_text(json.dumps(fields), encoding="utf-8")
+
+
+def nested_json(depth: int, kind: str = "array") -> str:
+    """`depth` levels of JSON arrays (an unclosed '[' run, as a hostile file sends it) or of
+    objects (valid JSON: {"a": {"a": ... 1 ... }})."""
+    if kind == "array":
+        return "[" * depth
+    return '{"a": ' * depth + "1" + "}" * depth
+
+
+def safetensors_bytes(header: bytes, body: bytes = b"") -> bytes:
+    """A safetensors file: the 8-byte little-endian header length, the header, then `body`."""
+    return len(header).to_bytes(8, "little") + header + body
+
+
+def tiny_bert(dest: Path, pre_tokenizer: dict | None = None) -> Path:
+    """A one-layer, 8-wide Hugging Face BERT folder with the installed MiniLM's tokenizer.json
+    (its pre_tokenizer replaced by `pre_tokenizer` when given)."""
+    import transformers
+
+    from core_model.bert import minilm_path
+
+    dest = Path(dest)
+    cfg = transformers.BertConfig(vocab_size=30522, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                                  intermediate_size=16, max_position_embeddings=64)
+    transformers.BertModel(cfg).save_pretrained(dest, safe_serialization=True)
+    tokenizer = json.loads((minilm_path() / "tokenizer.json").read_text(encoding="utf-8"))
+    if pre_tokenizer is not None:
+        tokenizer["pre_tokenizer"] = pre_tokenizer
+    (dest / "tokenizer.json").write_text(json.dumps(tokenizer), encoding="utf-8")
+    return dest
+
+
+def split_regex(pattern: str) -> dict:
+    """A pre_tokenizer that splits on `pattern`: one with nested quantifiers backtracks until the
+    regex engine's retry limit, which the tokenizers library turns into a Rust panic."""
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False}
+
+
+def with_bert_config(src: Path, dest: Path, **fields) -> Path:
+    """A copy of the BERT folder `src` in `dest`, its config.json fields changed by `fields`."""
+    dest = Path(dest)
+    dest.mkdir(parents=True)
+    for p in Path(src).iterdir():
+        (dest / p.name).write_bytes(p.read_bytes())
+    write_config(dest, {**json.loads((Path(src) / "config.json").read_text(encoding="utf-8")), **fields})
+    return dest
+
+
+def endless_model(dest: Path, max_len: int = 8192) -> Path:
+    """A tiny reverse-vocabulary model with RoPE positions up to `max_len` that never emits eos
+    (its output bias for eos is -100), so only a budget or a clock stops its decoding."""
+    from core_model import checkpoint
+
+    loaded = load(REVERSE)
+    cfg = ModelConfig(**{**loaded.config.to_dict(), "d_model": 8, "n_heads": 2, "d_ff": 16, "n_encoder_layers": 1,
+                         "n_decoder_layers": 1, "positional": "rope", "max_len": max_len})
+    model = Transformer(cfg).eval()
+    with torch.no_grad():
+        model.generator.bias[cfg.eos_id] = -100.0
+    return checkpoint.save(dest, model, loaded.tokenizers, card="never stops")
+
+
+def huge_weights(dest: Path, value: float = 3e38) -> Path:
+    """The reverse model with every weight set to `value`: finite, but its outputs overflow float32."""
+    from core_model import checkpoint
+
+    loaded = load(REVERSE)
+    with torch.no_grad():
+        for p in loaded.model.parameters():
+            p.fill_(value)
+    return checkpoint.save(dest, loaded.model, loaded.tokenizers, card="too large to compute with")

@@ -160,3 +160,236 @@ def test_random_models_trace_sound_attention_and_change_nothing(cfg, data):
             check_attention(trace.attn(stack, layer, kind), allowed, cfg.n_heads, cfg.d_head)
     if cfg.has_decoder:
         np.testing.assert_allclose(trace["probs"].sum(-1), 1.0, rtol=0, atol=1e-5)
+
+
+# ----- the checkpoint loader, fed hostile files -----------------------------------------------
+# Whatever config.json, safetensors header or zip a stranger sends, the loader either loads it or
+# raises CheckpointError: any other exception (OverflowError, RecursionError, a Rust panic) would
+# reach the server as a crash. Nothing may be built that the size check should have refused, and
+# nothing may be written outside the folder a zip is unpacked into.
+
+import io  # noqa: E402
+import itertools  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+import zipfile  # noqa: E402
+
+import pytest  # noqa: E402
+
+from core_model import checkpoint  # noqa: E402
+from core_model.checkpoint import CheckpointError  # noqa: E402
+from core_model.messages import MAX_MESSAGE  # noqa: E402
+from core_model.safe_load import MAX_LAYERS, MAX_POSITIONS, MAX_WEIGHT_BYTES, weight_count  # noqa: E402
+from tests.bad_checkpoints import REVERSE, safetensors_bytes  # noqa: E402
+
+REVERSE_CONFIG = json.loads((REVERSE / "config.json").read_text(encoding="utf-8"))
+REVERSE_WEIGHTS = (REVERSE / "model.safetensors").read_bytes()
+HEADER_END = 8 + int.from_bytes(REVERSE_WEIGHTS[:8], "little")
+REVERSE_HEADER = json.loads(REVERSE_WEIGHTS[8:HEADER_END])
+
+# Integers of every size that matters: around the limits, past int64 and float, near Python's 4,300 digits.
+big_ints = st.one_of(
+    st.sampled_from([MAX_LAYERS, MAX_LAYERS + 1, MAX_POSITIONS, MAX_POSITIONS + 1, 2**31, 2**63, 2**64,
+                     10**9, 10**19, 10**309, 10**320, 10**4000, -10**320]),
+    st.integers(-2, 2**16), st.integers())
+HUGE = [10**9, 2**63, 10**309, 2**1100, 10**320, -10**320, 10**4000, 1e308, float("inf")]  # past int64, float
+SIZE_FIELDS = ["src_vocab_size", "tgt_vocab_size", "d_model", "n_heads", "d_ff", "n_encoder_layers",
+               "n_decoder_layers", "max_len", "type_vocab_size", "positional_base", "norm_eps"]
+big_floats = st.one_of(st.floats(), st.sampled_from([1e308, -1e308, 5e-324, 3e38, 0.5, 1.0, 2.0]))
+json_scalars = st.one_of(
+    st.none(), st.booleans(), big_ints, big_floats, st.text(max_size=20),
+    st.sampled_from(["rope", "learned", "decoder", "encoder", "gelu", "rmsnorm", "pre", "x" * 5000]))
+json_values = st.recursive(json_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)), max_leaves=8)
+
+
+def dumps(value) -> str:
+    """JSON text as a hostile file may hold it: NaN and Infinity allowed, integers of any length."""
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return json.dumps(value)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+@pytest.fixture(scope="module")
+def fuzz_folder(tmp_path_factory):
+    """One copy of the reverse model whose files each example overwrites (and the next restores)."""
+    return Path(shutil.copytree(REVERSE, tmp_path_factory.mktemp("fuzz") / "reverse"))
+
+
+@pytest.fixture(scope="module")
+def built_configs():
+    """The configs of every model the loaders build while this module's fuzz runs."""
+    import core_model.bert as bert_module
+
+    made, real = [], checkpoint.Transformer
+
+    def spy(cfg):
+        made.append(cfg)
+        return real(cfg)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(checkpoint, "Transformer", spy)
+        mp.setattr(bert_module, "Transformer", spy)
+        yield made
+
+
+def loads_or_refuses(folder: Path) -> None:
+    try:
+        checkpoint.load(folder)
+    except CheckpointError as e:
+        assert len(str(e)) <= MAX_MESSAGE and e.kind in ("invalid", "limit", "unsafe", "numbers")
+    except BaseException as e:  # a Rust panic is a BaseException; KeyboardInterrupt stops the run
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise AssertionError(f"load raised {type(e).__name__}: {str(e)[:300]}") from e
+
+
+@st.composite
+def hostile_configs(draw):
+    """The reverse model's config.json with one size set to a number past what a float holds, or a few
+    fields replaced, removed or added, or not an object at all."""
+    how = draw(st.sampled_from(["huge size", "huge size", "fields", "fields", "fields", "fields", "not an object"]))
+    if how == "not an object":
+        return draw(json_values)
+    fields = dict(REVERSE_CONFIG)
+    if how == "huge size":
+        fields[draw(st.sampled_from(SIZE_FIELDS))] = draw(st.sampled_from(HUGE))
+        return fields
+    names = st.one_of(st.sampled_from(SIZE_FIELDS), st.sampled_from(sorted(fields)))  # sizes half of the time
+    for name in draw(st.lists(names, unique=True, min_size=1, max_size=3)):
+        fields[name] = draw(st.one_of(big_ints, json_values))  # mostly one field, mostly a number
+    if draw(st.integers(0, 9)) == 0:
+        del fields[draw(st.sampled_from(sorted(fields)))]
+    if draw(st.integers(0, 9)) == 0:
+        fields.update(draw(st.dictionaries(st.text(max_size=10), json_scalars, max_size=2)))
+    return fields
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile_configs())
+def test_any_config_json_loads_or_is_refused_as_a_checkpoint_error(fuzz_folder, built_configs, config):
+    (fuzz_folder / "config.json").write_text(dumps(config), encoding="utf-8")
+    built_configs.clear()
+    loads_or_refuses(fuzz_folder)
+    for cfg in built_configs:  # nothing the size check should have refused was ever built
+        assert max(cfg.n_encoder_layers, cfg.n_decoder_layers) <= MAX_LAYERS
+        assert cfg.max_len <= MAX_POSITIONS and 4 * weight_count(cfg) <= MAX_WEIGHT_BYTES
+
+
+@st.composite
+def hostile_headers(draw) -> bytes:
+    """The bytes of a model.safetensors: its real header with entries mangled, random JSON, or random bytes,
+    behind a length prefix that is right or anything, with the real tensor data or none."""
+    how = draw(st.sampled_from(["mangled", "json", "bytes"]))
+    if how == "mangled":
+        header = json.loads(json.dumps(REVERSE_HEADER))
+        names = sorted(k for k in header if k != "__metadata__")
+        for name in draw(st.lists(st.sampled_from(names), unique=True, min_size=1, max_size=3)):
+            key = draw(st.sampled_from(["dtype", "shape", "data_offsets", None]))
+            if key is None:
+                header[name] = draw(json_values)
+            elif key == "dtype":
+                header[name][key] = draw(st.one_of(st.sampled_from(["F32", "F16", "BF16", "F64", "I64", "U8", "BOOL",
+                                                                    "F8_E4M3", "C64", "Q4"]), json_values))
+            else:
+                header[name][key] = draw(st.one_of(st.lists(big_ints, max_size=4), json_values))
+        text = dumps(header).encode()
+    elif how == "json":
+        text = dumps(draw(json_values)).encode()
+    else:
+        text = draw(st.binary(max_size=200))
+    length = draw(st.one_of(st.just(len(text)), st.integers(0, 2**64 - 1), st.integers(0, len(text) + 16)))
+    body = REVERSE_WEIGHTS[HEADER_END:] if draw(st.booleans()) else draw(st.binary(max_size=64))
+    return length.to_bytes(8, "little") + text + body
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(hostile_headers(), st.binary(max_size=40)))
+def test_any_safetensors_header_is_refused_as_a_checkpoint_error(fuzz_folder, data):
+    (fuzz_folder / "config.json").write_bytes((REVERSE / "config.json").read_bytes())
+    (fuzz_folder / "model.safetensors").write_bytes(data)
+    try:
+        loads_or_refuses(fuzz_folder)
+    finally:
+        (fuzz_folder / "model.safetensors").write_bytes(REVERSE_WEIGHTS)
+
+
+def test_the_header_fuzz_starts_from_a_real_header(fuzz_folder):
+    assert safetensors_bytes(REVERSE_WEIGHTS[8:HEADER_END], REVERSE_WEIGHTS[HEADER_END:]) == REVERSE_WEIGHTS
+    checkpoint.load(fuzz_folder)
+
+
+# Names an entry may have: the files a load reads, in a folder or not, and names that climb out, are
+# absolute (on this disk: inside the sandbox, so a write there is seen), Windows-style, unicode, very long.
+ENTRY_PARTS = ["config.json", "model.safetensors", "src.model", "tgt.model", "card.md", "tokenizer.json",
+               "pytorch_model.bin", "mine", "..", ".", "", "__MACOSX", ".DS_Store", "ünï", "猫", "\u202e", "a" * 255,
+               "C:", "\\", "..\\..", "x" * 4000]
+
+
+@st.composite
+def entry_names(draw, sandbox: str) -> str:
+    parts = draw(st.lists(st.one_of(st.sampled_from(ENTRY_PARTS), st.text(min_size=1, max_size=12)),
+                          min_size=1, max_size=4))
+    name = "/".join(parts)
+    prefix = draw(st.sampled_from(["", "", "/", f"{sandbox}/", "../", "../../", "\\", "C:\\", "C:/"]))
+    return (prefix + name)[:8000] or "x"
+
+
+@st.composite
+def hostile_zips(draw, sandbox: str) -> bytes:
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w") as z:
+        warnings.simplefilter("ignore")  # "Duplicate name": a hostile zip may hold a name twice
+        for _ in range(draw(st.sampled_from([1, 2, 5, 7, 65]))):
+            info = zipfile.ZipInfo(draw(entry_names(sandbox)))
+            info.compress_type = draw(st.sampled_from([zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED]))
+            info.external_attr = draw(st.sampled_from([0, 0o644 << 16, 0o120777 << 16, 0o040755 << 16, 2**32 - 1]))
+            size = draw(st.sampled_from([0, 1, 100, 2**16, 2**20]))
+            data = draw(st.binary(max_size=64)) if size < 2**16 else bytes(size)
+            z.writestr(info, data)
+    data = bytearray(buf.getvalue())
+    for _ in range(draw(st.integers(0, 3))):  # damage: a declared size, a name length, an offset, anything
+        if data:
+            data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
+    return bytes(data)
+
+
+def listing(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*"))
+
+
+@pytest.fixture(scope="module")
+def zip_sandbox(tmp_path_factory):
+    """A folder whose zips unpack into fresh folders inside it; nothing else in it may change."""
+    return tmp_path_factory.mktemp("zips")
+
+
+counter = itertools.count()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data())
+def test_any_zip_is_unpacked_into_its_folder_or_refused_as_a_checkpoint_error(zip_sandbox, data):
+    parent = zip_sandbox / "parent"
+    parent.mkdir(exist_ok=True)
+    before, outside = listing(zip_sandbox), sorted(p.name for p in zip_sandbox.parent.iterdir())
+    zip_bytes = data.draw(hostile_zips(str(parent)))
+    dest = parent / f"dest{next(counter)}"
+    try:
+        checkpoint.extract_zip(zip_bytes, dest)
+    except CheckpointError as e:
+        assert len(str(e)) <= MAX_MESSAGE
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise AssertionError(f"extract_zip raised {type(e).__name__}: {str(e)[:300]}") from e
+    if dest.exists():  # only the files a load reads, each directly in dest
+        assert all(p.is_file() and not p.is_symlink() and p.name in checkpoint.FILES for p in dest.iterdir())
+        shutil.rmtree(dest)
+    assert listing(zip_sandbox) == before
+    assert sorted(p.name for p in zip_sandbox.parent.iterdir()) == outside
