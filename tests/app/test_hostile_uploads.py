@@ -1,7 +1,6 @@
 """Hostile files and paths through the sidebar, as a stranger on a public server would bring them: each is
 refused in one short message, within a bound, the visitor keeps the model they had, nothing is left on
 disk, and nothing of the server's disk outside the folder it opens to visitors is read or said to exist."""
-import dataclasses
 import json
 import os
 import resource
@@ -12,7 +11,7 @@ import torch
 
 from core_model import checkpoint, messages
 from tests.app.conftest import assert_clean, named_chart, open_page, shown
-from tests.bad_checkpoints import REVERSE, files_of, zip_of
+from tests.bad_checkpoints import REVERSE, endless_model, files_of, split_regex, tiny_bert, zip_of
 from viz_app import loaders, own_model
 from viz_app.i18n import text
 
@@ -33,16 +32,6 @@ def upload(at, name: str, data: bytes):
 def with_config(**fields) -> bytes:
     config = {**json.loads((REVERSE / "config.json").read_text()), **fields}
     return zip_of({**files_of(), "config.json": json.dumps(config).encode()})
-
-
-def endless(tmp_path) -> bytes:
-    """The reverse model told it may run to 8,192 positions (RoPE needs no table) and never to pick </s>."""
-    loaded = checkpoint.load(REVERSE)
-    model = type(loaded.model)(dataclasses.replace(loaded.config, positional="rope", max_len=8192)).eval()
-    model.load_state_dict(loaded.model.state_dict())
-    with torch.no_grad():
-        model.generator.bias[loaded.config.eos_id] = -100.0
-    return zip_of(files_of(checkpoint.save(tmp_path / "endless", model, loaded.tokenizers, "# endless\n")))
 
 
 def refused(at, kind: str) -> str:
@@ -111,7 +100,7 @@ def test_an_unforeseen_failure_is_said_without_a_traceback_and_cleaned_up(own_di
 
 def test_decoding_a_model_that_never_stops_ends_at_the_fixed_cap(tmp_path):
     at = open_page("overview", src=SENTENCE)
-    upload(at, "endless.zip", endless(tmp_path))
+    upload(at, "endless.zip", zip_of(files_of(endless_model(tmp_path / "endless"))))  # never picks </s>
     assert at.session_state["model"].startswith("own-")
     start = time.monotonic()
     at.switch_page("app_pages/decoding.py").run()
@@ -119,6 +108,19 @@ def test_decoding_a_model_that_never_stops_ends_at_the_fixed_cap(tmp_path):
     decoded = loaders.decode(at.session_state["model"], SENTENCE)
     assert decoded.finished_by in ("max_len", "time") and len(decoded.steps) <= loaders.MAX_DECODE_STEPS
     assert time.monotonic() - start < 3 * loaders.DECODE_SECONDS  # greedy for the output, then the page's own
+
+
+def test_a_tokenizer_that_panics_on_some_text_says_so_for_that_text(tmp_path):
+    bert = tiny_bert(tmp_path / "bert", split_regex("((a+)+)+b"))  # backtracks past its limit on 16+ a's
+    at = open_page("overview", src="the cat sat on the mat")
+    upload(at, "bert.zip", zip_of(files_of(bert)))
+    assert at.session_state["model"].startswith("own-") and named_chart(at, "overview.embedding")
+    at.sidebar.text_input(key="src").set_value("a" * 40).run()
+    assert_clean(at)  # the tokenizers library's PanicException used to leave the page blank
+    assert [i.value for i in at.info] == [text("input.unreadable", "en")]
+    at.sidebar.text_input(key="src").set_value("the cat sat").run()
+    assert_clean(at)
+    assert not at.info and named_chart(at, "overview.embedding")  # other text reads as before
 
 
 # ----- the folder box: only inside the one folder the server opens to visitors -------------------------------
