@@ -1,8 +1,9 @@
 """Load a checkpoint someone brought, in a child process held to a time and a memory limit.
 
-A checkpoint from a stranger is read in `python -m core_model.probe FOLDER`, never first in the server:
-the child loads it with every check of checkpoint.load, runs its tokenizers and one forward pass on a
-plain sentence, and prints one line of JSON with the reason it was refused (or none). Whatever the files
+A checkpoint from a stranger is read in `python -m core_model.probe FOLDER` (its address space limited
+first), never first in the server: the child loads it with every check of checkpoint.load, runs its
+tokenizers and one forward pass on a plain sentence, and prints one line of JSON with the reason it was
+refused (or none). Whatever the files
 do (a size the checks missed, a tokenizer that panics, a parser that recurses), the child is what runs
 out of memory or time, and the server only reads its verdict.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -30,9 +30,12 @@ SENTENCE = "the cat sees a dog ."
 def check(folder) -> None:
     """Load `folder` in a bounded child process; raise CheckpointError with its reason if it cannot be used."""
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    # The child limits itself before it imports anything else: a preexec_fn could deadlock a threaded server.
+    start = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
+             "import runpy; runpy.run_module('core_model.probe', run_name='__main__')")
     try:
-        done = subprocess.run([sys.executable, "-m", "core_model.probe", str(folder)], capture_output=True,
-                              text=True, timeout=SECONDS, cwd=ROOT, env=env, preexec_fn=_limit_memory)
+        done = subprocess.run([sys.executable, "-c", start, str(folder)], capture_output=True, text=True,
+                              timeout=SECONDS, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired:
         raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time") from None
     verdict = _verdict(done.stdout)
@@ -41,10 +44,6 @@ def check(folder) -> None:
                               "or crashed.", "memory")
     if verdict["refused"]:
         raise CheckpointError(verdict["refused"], verdict["kind"])
-
-
-def _limit_memory() -> None:  # runs in the child, before it starts Python
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
 def _verdict(stdout: str) -> dict | None:
