@@ -25,10 +25,6 @@ def names(grid: view.Grid) -> tuple[list[str], list[str], list[str]]:
             cells)
 
 
-def _is_bool(value) -> bool:
-    return isinstance(value, bool)
-
-
 def _top_k_ok(max_len: int, value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= max_len  # max_len: all
 
@@ -41,7 +37,7 @@ def controls(n_q: int, max_len: int) -> tuple[bool, int, float, tuple[int, int]]
     """Mean over heads, top-k, threshold and the query window: (average, top_k, threshold, (first, last))."""
     ss = st.session_state
     c1, c2, c3, c4 = st.columns([2, 2, 3, 4])
-    state.setting("explorer.average", False, state.parse_bool, _is_bool)
+    state.setting("explorer.average", False, state.parse_bool, state.is_bool)
     average = c1.checkbox(t("explorer.average"), key="explorer.average", help=t("explorer.average.help"))
     state.setting("explorer.top_k", 0, state.parse_int, partial(_top_k_ok, max_len))
     top_k = c2.number_input(t("explorer.top_k"), min_value=0, max_value=max_len, step=1, key="explorer.top_k",
