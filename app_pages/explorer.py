@@ -43,10 +43,10 @@ axes = dict(x_title=t("explorer.keys"), y_title=t("explorer.queries"))
 left, right = st.columns([3, 2])
 with left:
     head_fig = fa.head_view(focus.values, grid.k_labels, focus.rows, title, **axes)
-    page.chart(head_fig, "explorer.head", csv=to_csv(focus.values, grid.k_labels, focus.rows))
+    page.chart(head_fig, "explorer.head", csv=partial(to_csv, focus.values, grid.k_labels, focus.rows))
 with right:
     lines_fig = fa.lines(focus.weights, focus.kept, focus.rows, grid.k_labels, focus.start, t("explorer.lines_title"))
-    page.chart(lines_fig, "explorer.lines", lines_csv(focus.weights, focus.kept, focus.rows, grid.k_labels, cells[2:]))
+    page.chart(lines_fig, "explorer.lines", partial(lines_csv, focus.weights, focus.kept, focus.rows, grid.k_labels, cells[2:]))
 st.caption(t("explorer.empty_cells"))
 
 stats = view.stats(run, grid, marks)
@@ -54,7 +54,7 @@ stat, titles, table = place.statistics(stats)
 with noted:
     page.show_noted()
 stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))
-page.chart(stat_fig, "explorer.stats", csv=to_csv(stats.values[stat], heads, layers))
+page.chart(stat_fig, "explorer.stats", csv=partial(to_csv, stats.values[stat], heads, layers))
 figures = [(t("explorer.grid"), grid_fig), (title, head_fig), (t("explorer.lines_title"), lines_fig),
            (titles[stat], stat_fig)]
 place.download(block, title, chosen, figures, table)

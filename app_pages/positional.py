@@ -36,7 +36,7 @@ lab = views.lab(loaders.sinusoid(length, d_model, base), dims)
 names = [dim_names[d] for d in lab.dims]
 if names:
     page.chart(curves(lab.table, lab.dims, names, t("positional.curves"), POS, t("positional.axis.value")),
-               "positional.curves", to_csv(lab.columns, names))
+               "positional.curves", partial(to_csv, lab.columns, names))
 else:
     st.info(t("positional.curves.none"))
 pair(lab.table, lab.similarity, "positional", (t("positional.heatmap"), t("positional.similarity")))

@@ -1,4 +1,6 @@
 """Self-attention step by step: one head of one block, from the block's input X to its output."""
+from functools import partial
+
 import streamlit as st
 
 from viz_app import loaders, page, state
@@ -49,7 +51,7 @@ for section, group in hs.sections:
         rows = view.query_rows(hs, query)
         with columns[1]:
             page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=hs.q_labels[query]),
-                                      t("self_attention.axis.key")), "self_attention.row", csv=to_csv(rows, hs.k_labels, names))
+                                      t("self_attention.axis.key")), "self_attention.row", csv=partial(to_csv, rows, hs.k_labels, names))
 if unscaled:  # the model as trained beside the run without the division, for the same query
     trained = loaders.run(run.model, ss["src"], ss.get("tgt", ""), True, True).trace
     place.saturation(view.saturation(trained, hs, block.block, layer, head, query), cfg.d_head, hs, query)

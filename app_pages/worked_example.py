@@ -1,4 +1,6 @@
 """Worked example: three tokens, d_model = 4, hand-set weights; every matrix of one head, with its numbers."""
+from functools import partial
+
 import streamlit as st
 
 from viz_app import loaders, page, state
@@ -45,5 +47,5 @@ for row in view.cells(stages, labels):
             st.latex(c.latex)
             fig = figs.numbers(c.values, c.x_labels, c.y_labels, t(f"worked_example.step.{c.name}"), c.zrange,
                                *(t(f"worked_example.axis.{a}") for a in c.axes), digits=c.digits)
-            page.chart(fig, f"worked_example.{c.name}", csv=to_csv(c.values, c.x_labels, c.y_labels))
+            page.chart(fig, f"worked_example.{c.name}", csv=partial(to_csv, c.values, c.x_labels, c.y_labels))
 st.caption(t("worked_example.read"))

@@ -79,6 +79,15 @@ def named_z(at: AppTest, name: str, trace: int = 0):
     return decode(named_chart(at, name)["data"][trace]["z"])
 
 
+def grid_tile(at: AppTest, name: str, layer: int, head: int):
+    """One head's tile of an all-heads grid (one heatmap, heads tiled): where layout.meta says it is."""
+    from viz_app.figures.attention import tile
+
+    spec = named_chart(at, name)
+    rows, cols = tile(spec["layout"]["meta"], layer, head)
+    return decode(spec["data"][0]["z"])[rows, cols]
+
+
 def chart_names(at: AppTest) -> list[str]:
     """The names (page.chart's `name`) of every plotly chart on the page, in order."""
     return [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]

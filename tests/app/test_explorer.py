@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from tests.app.conftest import assert_clean, decode, named_chart, named_z, open_keeping_downloads, open_page
+from tests.app.conftest import (assert_clean, decode, grid_tile, named_chart, named_z, open_keeping_downloads,
+                                open_page)
+from viz_app.figures.attention import tile
 from viz_app import loaders, sidebar
 from viz_app.figures.heatmap import safe_labels
 from viz_app.sidebar import EXAMPLES
@@ -35,15 +37,17 @@ def test_grid_holds_every_head_and_the_enlarged_head_follows_the_sidebar():
     for layer in range(run.trace.n_layers("encoder")):
         p = run.trace.attn("encoder", layer).pattern[0]
         for h in range(heads):
-            np.testing.assert_array_equal(named_z(at, GRID, trace=layer * heads + h), p[h])
+            np.testing.assert_array_equal(grid_tile(at, GRID, layer, h), p[h])
     np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE)[0])
     at.sidebar.selectbox(key="head").set_value(2).run()
     at.sidebar.selectbox(key="layer").set_value(1).run()
     assert_clean(at)
     np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE, layer=1)[2])
     assert named_chart(at, HEAD)["data"][0]["y"] == safe_labels(run.src_labels)
-    frame = named_chart(at, GRID)["layout"]["shapes"][0]
-    assert frame["xref"] == f"x{1 * heads + 2 + 1} domain"  # the grid outlines the head shown
+    grid = named_chart(at, GRID)
+    frame, (rows, cols) = grid["layout"]["shapes"][0], tile(grid["layout"]["meta"], 1, 2)
+    assert frame["x0"] < cols.start < cols.stop - 1 < frame["x1"]  # the grid outlines the head shown
+    assert frame["y0"] < rows.start < rows.stop - 1 < frame["y1"]
 
 
 POINTS = PlotlyChart.SelectionMode.Value("POINTS")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from core_model import bert
-from tests.app.conftest import assert_clean, decode, named_chart, open_page
+from tests.app.conftest import assert_clean, decode, grid_tile, named_chart, open_page
 from viz_app import loaders
 from viz_app.i18n import text
 
@@ -57,12 +57,11 @@ def test_the_explorer_shows_all_72_heads_with_their_real_weights():
     at = minilm_page("explorer", layer=4, head=5)
     run = loaders.run(MODEL, SENTENCE)
     grid = named_chart(at, "explorer.grid")
-    heatmaps = [d for d in grid["data"] if d["type"] == "heatmap"]
-    assert len(heatmaps) == 6 * 12
+    assert len(grid["data"][1]["customdata"]) == 6 * 12  # a click target per head
     n = len(run.src_ids)
-    for index in (0, 5 * 12 + 11):  # layer 0 head 0 and layer 5 head 11
-        layer, head = divmod(index, 12)
-        np.testing.assert_array_equal(decode(heatmaps[index]["z"]), run.trace.attn("encoder", layer).pattern[0, head])
+    for layer, head in ((0, 0), (5, 11)):
+        np.testing.assert_array_equal(grid_tile(at, "explorer.grid", layer, head),
+                                      run.trace.attn("encoder", layer).pattern[0, head])
     focus = decode(named_chart(at, "explorer.head")["data"][0]["z"])
     np.testing.assert_array_equal(focus, run.trace.attn("encoder", 4).pattern[0, 5][:min(n, 64)])
 

@@ -133,16 +133,15 @@ def sidebar_values(page) -> dict:
 
 
 def grid_cell_centre(page, layer: int, head: int) -> tuple[float, float]:
-    """Where on screen the grid (the plot with one heatmap per head) draws the cell of `layer`, `head`."""
+    """Where on screen the grid (one heatmap, heads tiled as layout.meta says) draws the tile of `layer`, `head`."""
     return tuple(page.evaluate(
         """([layer, head]) => {
-            const grid = [...document.querySelectorAll('.js-plotly-plot')]
-                .find(p => p.data && p.data.filter(t => t.type === 'heatmap').length > 1);
-            const heads = grid.layout.annotations.filter(a => a.y === 1).length;
-            const n = layer * heads + head + 1, a = n === 1 ? '' : String(n);
-            const x = grid._fullLayout['xaxis' + a], y = grid._fullLayout['yaxis' + a];
+            const grid = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.layout && p.layout.meta
+                && p.layout.meta.gap !== undefined);
+            const m = grid.layout.meta, x = grid._fullLayout.xaxis, y = grid._fullLayout.yaxis;
+            const col = head * (m.cols + m.gap) + (m.cols - 1) / 2, row = layer * (m.rows + m.gap) + (m.rows - 1) / 2;
             const box = grid.getBoundingClientRect();
-            return [box.left + x._offset + x._length / 2, box.top + y._offset + y._length / 2];
+            return [box.left + x._offset + x.d2p(col), box.top + y._offset + y.d2p(row)];
         }""", [layer, head]))
 
 

@@ -21,58 +21,69 @@ def spec(fig) -> dict:
 NAMES = dict(layer_names=["L0", "L1", "L2"], head_names=["H0", "H1", "H2", "H3"], hint="layer {layer}, head {head}")
 
 
-def test_grid_subplots_hold_each_heads_weights_exactly():
+def test_grid_tiles_each_heads_weights_exactly_in_one_heatmap():
     p = softmax_rows((3, 4, 9, 9))
-    data = spec(fa.grid(p, **NAMES))["data"]
-    assert len(data) == 2 * 12  # a heatmap and a click target per head
+    fig = fa.grid(p, **NAMES)
+    heat, targets = spec(fig)["data"]  # one heatmap for all heads, one trace of click targets
+    assert heat["type"] == "heatmap" and heat["coloraxis"] == "coloraxis"
+    assert "customdata" not in heat and "text" not in heat  # nothing per cell beyond z
+    z = decode(heat["z"])
+    meta = fig.layout.meta
+    drawn = np.zeros(z.shape, bool)
     for layer in range(3):
         for head in range(4):
-            heat = data[layer * 4 + head]
-            assert heat["type"] == "heatmap" and heat["coloraxis"] == "coloraxis"
-            np.testing.assert_array_equal(decode(heat["z"]), p[layer, head])
-            assert "customdata" not in heat and "text" not in heat  # nothing per cell beyond z
-            target = data[12 + layer * 4 + head]
-            assert target["customdata"] == [[layer, head]]
-            assert target["xaxis"] == heat["xaxis"] and target["yaxis"] == heat["yaxis"]
-            assert f"layer {layer}, head {head}" in target["hovertemplate"]
+            rows, cols = fa.tile(meta, layer, head)
+            np.testing.assert_array_equal(z[rows, cols], p[layer, head])
+            drawn[rows, cols] = True
+            i = layer * 4 + head
+            assert targets["customdata"][i] == [layer, head]
+            assert rows.start <= targets["y"][i] < rows.stop and cols.start <= targets["x"][i] < cols.stop
+            assert targets["text"][i] == f"layer {layer}, head {head}"
+    assert np.isnan(z[~drawn]).all() and (~drawn).any()  # the gaps between tiles are empty, not 0
 
 
 def test_grid_layout_shared_scale_and_selected_frame():
-    fig = spec(fa.grid(softmax_rows((3, 4, 5, 5)), selected=(2, 1), **NAMES))
-    layout = fig["layout"]
+    fig = fa.grid(softmax_rows((3, 4, 5, 5)), selected=(2, 1), **NAMES)
+    layout = spec(fig)["layout"]
     assert (layout["coloraxis"]["cmin"], layout["coloraxis"]["cmax"]) == (0, 1)
-    assert layout["hoverdistance"] == -1  # a click anywhere in a cell reaches its target marker
+    assert layout["hoverdistance"] == -1  # a click anywhere reaches the nearest target marker
     (frame,) = layout["shapes"]
-    assert frame["xref"] == "x10 domain" and frame["yref"] == "y10 domain"  # subplot 2·4 + 1 + 1
+    rows, cols = fa.tile(fig.layout.meta, 2, 1)
+    assert frame["x0"] < cols.start and frame["x1"] > cols.stop - 1  # around head (2, 1)'s tile, only it
+    assert frame["y0"] < rows.start and frame["y1"] > rows.stop - 1
+    assert frame["x0"] > cols.start - fig.layout.meta["gap"] - 0.5
     titles = [a["text"] for a in layout["annotations"]]
     assert set(NAMES["layer_names"] + NAMES["head_names"]) <= set(titles)
 
 
-def test_long_input_is_pooled_by_block_maximum():
-    p = softmax_rows((3, 4, 250, 250))
-    fig = fa.grid(p, **NAMES)
-    block = fig.layout.meta["block"]
-    assert block == fa.grid_block(12, 250, 250) > 1
-    z = decode(spec(fig)["data"][5]["z"])  # layer 1, head 1
-    rows = -(-250 // block)
-    assert z.shape == (rows, rows)
-    expected = np.array([[p[1, 1, i * block:(i + 1) * block, j * block:(j + 1) * block].max()
-                          for j in range(rows)] for i in range(rows)])
-    np.testing.assert_array_equal(z, expected)
+@pytest.mark.parametrize("layers, heads, n, block", [(3, 4, 250, 3), (1, 1, 2048, 8)])
+def test_long_input_is_pooled_by_block_maximum(layers, heads, n, block):
+    p = softmax_rows((layers, heads, n, n), causal=True)
+    names = dict(NAMES, layer_names=NAMES["layer_names"][:layers], head_names=NAMES["head_names"][:heads])
+    fig = fa.grid(p, **names)
+    assert fig.layout.meta["block"] == fa.grid_block(layers * heads, n, n) == block  # 2,048: a tile ≤ 256²
+    z = decode(spec(fig)["data"][0]["z"])
+    layer, head = layers - 1, heads // 2
+    rows, cols = fa.tile(fig.layout.meta, layer, head)
+    side = -(-n // block)
+    assert (rows.stop - rows.start, cols.stop - cols.start) == (side, side) and side <= fa.GRID_SIDE
+    expected = np.array([[p[layer, head, i * block:(i + 1) * block, j * block:(j + 1) * block].max()
+                          for j in range(side)] for i in range(side)])
+    np.testing.assert_array_equal(z[rows, cols], expected)
 
 
 @pytest.mark.parametrize("layers, heads, n",
-                         [(3, 4, 64), (3, 4, 128), (3, 4, 256), (6, 8, 256), (12, 12, 384), (2, 2, 1024)])
+                         [(3, 4, 64), (3, 4, 128), (3, 4, 256), (6, 8, 256), (12, 12, 384), (2, 2, 1024), (3, 4, 2048)])
 @pytest.mark.parametrize("values", ["causal", "near_one"])
-def test_grid_payload_stays_under_one_megabyte(layers, heads, n, values):
+def test_grid_payload_stays_small(layers, heads, n, values):
     rng = np.random.default_rng(0)
     if values == "causal":
         p = np.tril(rng.random((layers, heads, n, n), dtype=np.float32))
-    else:  # weights just under 1 are the worst case: their base64 is full of "/", which JSON escapes
+    else:  # weights just under 1 are the worst case: their base64 is full of "/", which JSON writes as 6 bytes
         p = 1 - rng.random((layers, heads, n, n), dtype=np.float32) * 1e-3
     names = [f"L{i}" for i in range(layers)], [f"H{i}" for i in range(heads)]
-    fig = fa.grid(p, *names, "{layer}/{head}", selected=(0, 0))
-    assert len(plotly.io.to_json(fig, validate=False)) <= 1_000_000
+    size = len(plotly.io.to_json(fa.grid(p, *names, "{layer}/{head}", selected=(0, 0)), validate=False))
+    assert size <= (1_000_000 if values == "causal" else 2_000_000)  # 2 MB: a websocket message's limit
 
 
 def test_head_view_shows_masked_cells_grey_and_filtered_cells_blank():

@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io
 
-from .heatmap import ATTENTION_SCALE, matrix, safe_labels
+from .base import colorscale, figure, margin
+from .heatmap import ATTENTION_SCALE, parts, safe_labels
 
-GRID_CELLS = 100_000  # float32 cells the grid starts from: 0.53 MB of base64, whatever the model's size
-GRID_BYTES = 950_000  # the JSON the grid may send at most (a 1 MB budget, with room for the page's own)
+GRID_CELLS = 100_000  # float32 cells the grid draws at most: ~0.55 MB of base64, whatever the model's size
+GRID_SIDE = 256  # a head's tile is at most this many cells a side: a long input is an overview, pooled
 LINE_COLOR = "rgb(31, 78, 156)"
 MASKED_COLOR = "rgb(200, 200, 200)"  # cells the mask forbids, told apart from filtered (blank) ones
 LINE_BUCKETS = 10  # one trace per opacity step, each a None-separated polyline: light however many lines
@@ -22,10 +22,10 @@ LINE_BUCKETS = 10  # one trace per opacity step, each a None-separated polyline:
 
 # Pooling is how the grid keeps to its bytes budget, a drawing decision: it lives with the figure, and the
 # grid's CSV (export.grid_csv) pools the same way so that it holds the numbers as drawn.
-def grid_block(n_plots: int, n_q: int, n_k: int, cells: int = GRID_CELLS) -> int:
-    """Side of the square block pooled into one grid cell so that the grid stays within `cells`."""
+def grid_block(n_plots: int, n_q: int, n_k: int, cells: int = GRID_CELLS, side: int = GRID_SIDE) -> int:
+    """Side of the square block pooled into one grid cell: the grid stays within `cells`, a tile within side²."""
     per_plot = max(cells // max(n_plots, 1), 1)
-    return max(1, math.ceil(math.sqrt(n_q * n_k / per_plot)))
+    return max(1, math.ceil(math.sqrt(n_q * n_k / per_plot)), math.ceil(max(n_q, n_k) / side))
 
 
 def pool_max(weights, block: int) -> np.ndarray:
@@ -40,61 +40,61 @@ def pool_max(weights, block: int) -> np.ndarray:
     return padded.reshape(*w.shape[:-2], rows, block, cols, block).max(axis=(-3, -1))
 
 
-def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int = GRID_CELLS,
-         max_bytes: int = GRID_BYTES) -> go.Figure:
-    """All heads of a stack, layers × heads, on one 0..1 colour axis; `selected` (layer, head) is outlined.
+def tiled(small: np.ndarray, gap: int) -> np.ndarray:
+    """[layers, heads, q, k] → one [layers·(q+gap) − gap, heads·(k+gap) − gap] array, NaN between the tiles."""
+    n_layers, n_heads, n_q, n_k = small.shape
+    out = np.full((n_layers * (n_q + gap) - gap, n_heads * (n_k + gap) - gap), np.nan, np.float32)
+    for l, h in np.ndindex(n_layers, n_heads):
+        out[l * (n_q + gap):l * (n_q + gap) + n_q, h * (n_k + gap):h * (n_k + gap) + n_k] = small[l, h]
+    return out
 
-    `hint` is the hover text of a cell, with {layer} and {head} filled in. A long input is max-pooled
-    until the JSON is at most `max_bytes`; layout.meta["block"] says how many tokens a cell covers.
-    Traces: first one heatmap per head in row order (trace l·heads + h), then one invisible marker per
-    head whose customdata is [layer, head]; with hoverdistance -1 it answers clicks anywhere in its cell
-    (Streamlit gets no selection from heatmaps themselves).
+
+def tile(meta: dict, layer: int, head: int) -> tuple[slice, slice]:
+    """Where head (layer, head) sits in the grid's one heatmap, from the figure's layout.meta."""
+    q, k, gap = meta["rows"], meta["cols"], meta["gap"]
+    return slice(layer * (q + gap), layer * (q + gap) + q), slice(head * (k + gap), head * (k + gap) + k)
+
+
+def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int = GRID_CELLS,
+         side: int = GRID_SIDE) -> go.Figure:
+    """All heads of a stack, layers × heads, tiled in ONE heatmap on a 0..1 scale; `selected` is outlined.
+
+    One heatmap rather than a subplot per head: the browser draws one trace (72 subplots took it over a
+    second for MiniLM). A long input is max-pooled (each cell the largest weight of a block × block
+    square) so that the grid keeps within `cells` and a tile within side²; layout.meta says the block,
+    the tile size and the gap (`tile()` finds a head). Trace 1 is one invisible marker per head, at its
+    tile's centre, with customdata [layer, head] and `hint` ({layer}, {head}) on hover: with
+    hoverdistance -1 a click anywhere reaches the nearest (Streamlit gets no selection from heatmaps).
     """
     p = np.asarray(patterns, dtype=np.float32)  # [layers, heads, q, k]
-    block = grid_block(p.shape[0] * p.shape[1], *p.shape[2:], cells)
-    while True:  # base64 has "/" escaped in JSON, so the size depends on the values: measure it
-        fig = _grid(pool_max(p, block), list(layer_names), list(head_names), hint, selected)
-        fig.update_layout(meta={"block": block})
-        size = len(plotly.io.to_json(fig, validate=False))
-        if block >= max(p.shape[2:]) or size <= max_bytes:
-            return fig
-        block = max(block + 1, math.ceil(block * math.sqrt(size / max_bytes)))  # bytes grow as 1 / block²
-
-
-def _domains(n: int, gap: float) -> list[tuple[float, float]]:
-    """n equal spans of 0..1 with `gap` between them, first one first."""
-    size = (1 - gap * (n - 1)) / n
-    return [(i * (size + gap), i * (size + gap) + size) for i in range(n)]
-
-
-def _grid(small, layer_names, head_names, hint, selected) -> go.Figure:
-    # Built as plain dicts: plotly's make_subplots/update_* take seconds for a 12 × 12 grid.
-    n_layers, n_heads = small.shape[:2]  # small: [layers, heads, q/block, k/block]
-    xs, ys = _domains(n_heads, min(0.02, 0.5 / n_heads)), _domains(n_layers, min(0.04, 0.5 / n_layers))[::-1]
-    centre = ((small.shape[-1] - 1) / 2, (small.shape[-2] - 1) / 2)
-    heat, targets, layout = [], [], {}
-    for l in range(n_layers):
-        for h in range(n_heads):
-            a = "" if l == h == 0 else str(l * n_heads + h + 1)
-            axes = dict(xaxis=f"x{a}", yaxis=f"y{a}")
-            heat.append(go.Heatmap(z=small[l, h], coloraxis="coloraxis", hoverinfo="skip", **axes))
-            targets.append(go.Scatter(x=[centre[0]], y=[centre[1]], mode="markers", customdata=[[l, h]], **axes,
-                                      marker=dict(size=1, color="rgba(0,0,0,0)"), showlegend=False,
-                                      hovertemplate=hint.format(layer=l, head=h) + "<extra></extra>"))
-            hidden = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="")
-            layout[f"xaxis{a}"] = dict(domain=xs[h], anchor=f"y{a}", **hidden)
-            layout[f"yaxis{a}"] = dict(domain=ys[l], anchor=f"x{a}", autorange="reversed", **hidden)
-    titles = [dict(text=name, x=sum(xs[h]) / 2, y=1, yanchor="bottom") for h, name in enumerate(head_names)]
-    titles += [dict(text=name, x=1, y=sum(ys[l]) / 2, xanchor="left", textangle=90)
-               for l, name in enumerate(layer_names)]
-    layout["annotations"] = [dict(t, xref="paper", yref="paper", showarrow=False) for t in titles]
+    n_layers, n_heads = p.shape[:2]
+    block = grid_block(n_layers * n_heads, *p.shape[2:], cells, side)
+    small = pool_max(p, block)
+    n_q, n_k = small.shape[2:]
+    gap = max(1, round(max(n_q, n_k) / 12))
+    meta = {"block": block, "rows": n_q, "cols": n_k, "gap": gap}
+    centres = [(h * (n_k + gap) + (n_k - 1) / 2, l * (n_q + gap) + (n_q - 1) / 2, l, h)
+               for l, h in np.ndindex(n_layers, n_heads)]
+    targets = {"type": "scatter", "mode": "markers", "showlegend": False,
+               "x": [c[0] for c in centres], "y": [c[1] for c in centres],
+               "customdata": [[c[2], c[3]] for c in centres], "text": [hint.format(layer=l, head=h) for *_, l, h in centres],
+               "hovertemplate": "%{text}<extra></extra>", "marker": {"size": 1, "color": "rgba(0,0,0,0)"}}
+    heat = {"type": "heatmap", "z": tiled(small, gap), "coloraxis": "coloraxis", "hoverinfo": "skip"}
+    titles = [dict(text=name, x=h * (n_k + gap) + (n_k - 1) / 2, y=-0.5, yanchor="bottom")
+              for h, name in enumerate(head_names)]
+    titles += [dict(text=name, x=n_heads * (n_k + gap) - gap - 0.5, y=l * (n_q + gap) + (n_q - 1) / 2,
+                    xanchor="left", textangle=90) for l, name in enumerate(layer_names)]
+    hidden = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="")
+    layout = {"meta": meta, "annotations": [dict(t, showarrow=False) for t in titles],
+              "xaxis": dict(hidden, constrain="domain"), "yaxis": dict(hidden, autorange="reversed"),
+              "coloraxis": {"colorscale": colorscale(ATTENTION_SCALE), "cmin": 0, "cmax": 1},
+              "hoverdistance": -1, "height": 60 + 140 * n_layers, "margin": margin(40, 10, 10) | {"r": 40}}
     if selected is not None and 0 <= selected[0] < n_layers and 0 <= selected[1] < n_heads:
-        a = "" if selected == (0, 0) else str(selected[0] * n_heads + selected[1] + 1)
-        layout["shapes"] = [dict(type="rect", xref=f"x{a} domain", yref=f"y{a} domain", x0=-0.03, x1=1.03,
-                                 y0=-0.03, y1=1.03, line=dict(color="#d62728", width=3))]
-    layout.update(coloraxis=dict(colorscale=ATTENTION_SCALE, cmin=0, cmax=1), hoverdistance=-1,
-                  height=60 + 140 * n_layers, margin=dict(l=10, r=40, t=40, b=10))
-    return go.Figure(heat + targets, layout)
+        rows, cols = tile(meta, *selected)
+        layout["shapes"] = [dict(type="rect", x0=cols.start - 0.5 - gap / 3, x1=cols.stop - 0.5 + gap / 3,
+                                 y0=rows.start - 0.5 - gap / 3, y1=rows.stop - 0.5 + gap / 3,
+                                 line=dict(color="#d62728", width=3))]
+    return figure([heat, targets], layout)
 
 
 def head_view(values, x_labels, y_labels, title: str, **axes) -> go.Figure:
@@ -105,17 +105,17 @@ def head_view(values, x_labels, y_labels, title: str, **axes) -> go.Figure:
     these two arrays: a note per cell would weigh more than the weights.
     """
     z = np.asarray(values, dtype=np.float32)  # [q, k], -inf masked, NaN filtered out
-    fig = matrix(z, x_labels, y_labels, title=title, zrange=(0, 1), **axes)
-    fig.update_traces(customdata=None, hoverongaps=False, hovertemplate="%{y} → %{x}<br>%{z:.4f}<extra></extra>")
+    trace, layout = parts(np.where(np.isneginf(z), np.nan, z), x_labels, y_labels, title=title, zrange=(0, 1), **axes)
+    trace.update(hoverongaps=False)
+    traces = [trace]
     blocked = np.isneginf(z)
     if blocked.any():
-        fig.add_trace(go.Heatmap(z=blocked.astype(np.uint8), x=fig.data[0].x, y=fig.data[0].y, zmin=0, zmax=1,
-                                 colorscale=[[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]], showscale=False,
-                                 hoverinfo="skip"))
-    fig.update_layout(height=max(320, 80 + 18 * z.shape[0]))
-    fig.update_xaxes(automargin=True)  # token labels get room in an exported file too, not only in Streamlit
-    fig.update_yaxes(automargin=True)
-    return fig
+        traces.append({"type": "heatmap", "z": blocked.astype(np.uint8), "x": trace["x"], "y": trace["y"],
+                       "zmin": 0, "zmax": 1, "colorscale": [[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]],
+                       "showscale": False, "hoverinfo": "skip"})
+    layout["height"] = max(320, 80 + 18 * z.shape[0])
+    layout["xaxis"]["automargin"] = layout["yaxis"]["automargin"] = True  # room for labels in an exported file too
+    return figure(traces, layout)
 
 
 def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", min_weight: float = 0.01) -> go.Figure:
@@ -131,7 +131,7 @@ def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", 
     ends = np.concatenate([q_pos, kj])
     top, bottom = int(ends.min()), int(ends.max())  # positions on screen; keys listed only where they exist
     keys = np.arange(top, min(bottom, len(k_labels) - 1) + 1)
-    fig = go.Figure()
+    traces = []
     bucket = np.ceil(w[qi, kj] * LINE_BUCKETS).astype(int)  # 1..LINE_BUCKETS
     for b in range(1, LINE_BUCKETS + 1):
         sel = bucket == b
@@ -139,26 +139,24 @@ def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", 
             continue
         ys = np.stack([-(qi[sel] + q_start), -kj[sel], np.full(sel.sum(), np.nan)], axis=1).ravel()
         xs = np.tile(np.array([0.0, 1.0, np.nan]), sel.sum())
-        fig.add_trace(go.Scatter(x=xs.astype(np.float32), y=ys.astype(np.float32), mode="lines", hoverinfo="skip",
-                                 line=dict(color=LINE_COLOR, width=0.5 + 3 * b / LINE_BUCKETS),
-                                 opacity=b / LINE_BUCKETS, showlegend=False))
+        traces.append({"type": "scatter", "x": xs.astype(np.float32), "y": ys.astype(np.float32), "mode": "lines",
+                       "hoverinfo": "skip", "line": {"color": LINE_COLOR, "width": 0.5 + 3 * b / LINE_BUCKETS},
+                       "opacity": b / LINE_BUCKETS, "showlegend": False})
     left, right = safe_labels(q_labels), safe_labels([k_labels[j] for j in keys])
-    fig.add_trace(go.Scatter(x=np.zeros(len(left)), y=-q_pos, text=left, mode="text", textposition="middle left",
-                             hoverinfo="text", showlegend=False))
-    fig.add_trace(go.Scatter(x=np.ones(len(right)), y=-keys, text=right, mode="text",
-                             textposition="middle right", hoverinfo="text", showlegend=False))
-    fig.update_xaxes(visible=False, range=[-0.7, 1.7], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[-(bottom + 0.7), -(top - 0.7)])
-    fig.update_layout(title=title, height=80 + 18 * (bottom - top + 1), margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+    for x, y, text, side in ((np.zeros(len(left)), -q_pos, left, "left"), (np.ones(len(right)), -keys, right, "right")):
+        traces.append({"type": "scatter", "x": x, "y": y, "text": text, "mode": "text", "textposition": f"middle {side}",
+                       "hoverinfo": "text", "showlegend": False})
+    layout = {"xaxis": {"visible": False, "range": [-0.7, 1.7], "fixedrange": True},
+              "yaxis": {"visible": False, "range": [-(bottom + 0.7), -(top - 0.7)]},
+              "title": {"text": title}, "height": 80 + 18 * (bottom - top + 1), "margin": margin(40)}
+    return figure(traces, layout)
 
 
 def stat_map(values, layer_names, head_names, title: str, zrange=None, hover_fmt: str = ".3f") -> go.Figure:
     """One statistic over layers × heads, so the heads that stand out are seen at once."""
     v = np.asarray(values, dtype=np.float32)  # [layers, heads]
-    fig = matrix(v, list(head_names), list(layer_names), title=title, zrange=zrange, scale=ATTENTION_SCALE,
-                 hover_fmt=hover_fmt)
-    fig.update_layout(height=120 + 40 * v.shape[0])
-    fig.update_xaxes(automargin=True)
-    fig.update_yaxes(automargin=True)
-    return fig
+    trace, layout = parts(v, list(head_names), list(layer_names), title=title, zrange=zrange, scale=ATTENTION_SCALE,
+                          hover_fmt=hover_fmt)
+    layout["height"] = 120 + 40 * v.shape[0]
+    layout["xaxis"]["automargin"] = layout["yaxis"]["automargin"] = True
+    return figure([trace], layout)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from functools import partial
 
+
 import pandas as pd
 import streamlit as st
 
@@ -104,7 +105,7 @@ def top_chart(step, tokenizer, method: str) -> None:
     title = t("decoding.top.sample" if sampled else "decoding.top.title", n=len(top.ids))
     fig = figs.top_k_bars(pieces, top.probs, top.chosen, title, t("decoding.top.x"), top.reference,
                           (t("decoding.top.sampled"), t("decoding.top.model")))
-    page.chart(fig, "decoding.top", to_csv(top.probs[None], pieces, [t("decoding.top.x")]))
+    page.chart(fig, "decoding.top", partial(to_csv, top.probs[None], pieces, [t("decoding.top.x")]))
     if top.chosen < 0:
         st.caption(t("decoding.top.outside", n=len(top.ids)))
 
@@ -112,7 +113,7 @@ def top_chart(step, tokenizer, method: str) -> None:
 def attention_rows(rows: view.Rows, heads, name: str, title: str, x_title: str) -> None:
     """One step's rows of one layer: heads × keys, on the shared 0..1 scale."""
     fig = matrix(rows.values, rows.keys, heads, title=title, zrange=(0, 1), x_title=x_title, y_title=t("decoding.heads"))
-    page.chart(fig, name, to_csv(rows.values, rows.keys, heads))
+    page.chart(fig, name, partial(to_csv, rows.values, rows.keys, heads))
 
 
 def cross_view(rows: view.Rows, mean, layer: int, heads) -> None:
@@ -124,7 +125,7 @@ def cross_view(rows: view.Rows, mean, layer: int, heads) -> None:
         attention_rows(rows, heads, "decoding.cross", t("decoding.cross.title", layer=layer), t("decoding.source"))
     fig = figs.weight_bars(rows.keys, mean, t("decoding.cross.mean"), t("decoding.source"), t("decoding.weight"))
     with right:
-        page.chart(fig, "decoding.cross_mean", to_csv(mean[None], rows.keys, [t("decoding.cross.mean")]))
+        page.chart(fig, "decoding.cross_mean", partial(to_csv, mean[None], rows.keys, [t("decoding.cross.mean")]))
 
 
 def steps_table(decoded, labels) -> None:
@@ -140,7 +141,7 @@ def all_steps(decoded, labels, src_labels, layer: int, step: int) -> None:
     st.caption(t("decoding.all.cross" if a.cross else "decoding.all.self", layer=layer))
     fig = figs.alignment(a.values, a.keys, a.generated, step, x_title=t("decoding.source" if a.cross else "decoding.input"),
                          y_title=t("decoding.all.y"))
-    page.chart(fig, "decoding.all", to_csv(a.values, a.keys, a.generated))
+    page.chart(fig, "decoding.all", partial(to_csv, a.values, a.keys, a.generated))
 
 
 def beam_view(decoded, tokenizer, width: int) -> None:
@@ -154,7 +155,7 @@ def beam_view(decoded, tokenizer, width: int) -> None:
     nodes = pd.DataFrame([(s.index, r, b.parent, tokenizer.decode(list(b.tokens)), b.score, b.normalized, b.finished)
                           for s in decoded.beams for r, b in enumerate(s.beams)],
                          columns=["step", "rank", "parent", "tokens", "score", "normalized", "finished"])
-    page.chart(fig, "decoding.tree", nodes.to_csv(index=False))
+    page.chart(fig, "decoding.tree", partial(nodes.to_csv, index=False))
     st.caption(t("decoding.hyps"))
     st.dataframe(pd.DataFrame({t("decoding.hyps.text"): [tokenizer.decode(list(h.tokens)) for h in hyps],
                                t("decoding.beam.score"): [h.score for h in hyps],

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 
+
 import pandas as pd
 import streamlit as st
 

@@ -4,6 +4,8 @@ app_pages/positional.py places these; the numbers come from views/positional.py.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import math
 
 import streamlit as st
@@ -21,9 +23,9 @@ def pair(table, sim, name: str, titles) -> None:
     pos, dim = t("positional.axis.pos"), t("positional.axis.dim")
     left, right = st.columns(2)
     with left:
-        page.chart(matrix(table, title=titles[0], x_title=dim, y_title=pos), f"{name}.table", to_csv(table))
+        page.chart(matrix(table, title=titles[0], x_title=dim, y_title=pos), f"{name}.table", partial(to_csv, table))
     with right:
-        page.chart(matrix(sim, title=titles[1], x_title=pos, y_title=pos), f"{name}.similarity", to_csv(sim))
+        page.chart(matrix(sim, title=titles[1], x_title=pos, y_title=pos), f"{name}.similarity", partial(to_csv, sim))
 
 
 def rope(own: views.OwnEncoding) -> None:
@@ -31,10 +33,10 @@ def rope(own: views.OwnEncoding) -> None:
     with left:
         page.chart(matrix(own.wrapped, title=t("positional.rope.angles"), zrange=(0, 2 * math.pi), scale=CYCLIC_SCALE,
                           x_title=t("positional.axis.pair"), y_title=t("positional.axis.pos")),
-                   "positional.model.rope.angles", to_csv(own.angles))
+                   "positional.model.rope.angles", partial(to_csv, own.angles))
     with right:
         page.chart(matrix(own.offset, title=t("positional.rope.offset"), x_title=t("positional.axis.key_pos"),
-                          y_title=t("positional.axis.query_pos")), "positional.model.rope.offset", to_csv(own.offset))
+                          y_title=t("positional.axis.query_pos")), "positional.model.rope.offset", partial(to_csv, own.offset))
         st.caption(t("positional.rope.offset.caption"))
 
 
@@ -55,7 +57,7 @@ def model_section(cfg, n: int) -> None:
     elif own.kind == "alibi":
         titles = [t("positional.alibi.head", h=h, slope=s) for h, s in enumerate(own.slopes)]
         page.chart(head_grid(own.bias, titles, t("positional.alibi.bias"), t("positional.axis.key_pos"),
-                             t("positional.axis.query_pos")), "positional.model.alibi", to_csv(own.bias_rows))
+                             t("positional.axis.query_pos")), "positional.model.alibi", partial(to_csv, own.bias_rows))
 
 
 def sentence_section(cfg) -> None:
@@ -71,4 +73,4 @@ def sentence_section(cfg) -> None:
         with column:
             page.chart(matrix(values, None, s.labels, t(f"positional.sentence.{key}"), (-s.bound, s.bound),
                               x_title=t("positional.axis.dim"), y_title=t("positional.axis.token")),
-                       f"positional.sentence.{key}", to_csv(values, None, s.labels))
+                       f"positional.sentence.{key}", partial(to_csv, values, None, s.labels))

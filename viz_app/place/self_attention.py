@@ -1,6 +1,8 @@
 """The step-by-step page's repeated pieces (streamlit): one stage with its formula, the ÷√d_k comparison."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from .. import page
@@ -16,7 +18,7 @@ def stage(s: Step, query: int) -> None:
     fig = figs.stage(s.values, s.x_labels, s.y_labels, t(f"self_attention.step.{s.name}"), s.zrange,
                      t(f"self_attention.axis.{s.x_axis}"), t(f"self_attention.axis.{s.y_axis}"),
                      query if s.query_rows else None, s.columns, ".0f" if s.name == "mask" else ".4f")
-    page.chart(fig, f"self_attention.{s.name}", csv=to_csv(s.values, s.x_labels, s.y_labels))
+    page.chart(fig, f"self_attention.{s.name}", csv=partial(to_csv, s.values, s.x_labels, s.y_labels))
 
 
 def saturation(sat: Saturation, d_head: int, hs: HeadSteps, query: int) -> None:
@@ -32,4 +34,4 @@ def saturation(sat: Saturation, d_head: int, hs: HeadSteps, query: int) -> None:
         title = t("self_attention.saturation.title", token=hs.q_labels[query])
         page.chart(figs.saturation(*sat.weights, hs.k_labels, names, title, t("self_attention.axis.key"),
                                    t("self_attention.weight")),
-                   "self_attention.saturation", csv=to_csv(sat.weights, hs.k_labels, names))
+                   "self_attention.saturation", csv=partial(to_csv, sat.weights, hs.k_labels, names))

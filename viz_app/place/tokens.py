@@ -1,6 +1,8 @@
 """The Tokens & embeddings page's charts (streamlit): each takes a view and places its figure."""
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -21,13 +23,13 @@ def scaling(run, side: str, labels, cfg) -> None:
         with column:
             page.chart(heatmap.matrix(values, None, labels, t(f"tokens.heat.{key}"), (-s.bound, s.bound),
                                       x_title=t("tokens.axis.dim"), y_title=t("tokens.axis.token")),
-                       f"tokens.{side}.{key}", to_csv(values, None, labels))
+                       f"tokens.{side}.{key}", partial(to_csv, values, None, labels))
     st.caption(t("tokens.heatmaps.caption"))
     st.subheader(t("tokens.scale"))
     st.write(t("tokens.scale.why", d=cfg.d_model, factor=s.root_d) if cfg.scale_embedding else t("tokens.scale.off"))
     names = [t(f"tokens.norm.{key}") for key in s.series]
     page.chart(figs.norm_bars(labels, dict(zip(names, s.norms)), t("tokens.norms"), t("tokens.axis.token"),
-                              t("tokens.norm.axis")), f"tokens.{side}.norms", to_csv(s.norm_table, names, labels))
+                              t("tokens.norm.axis")), f"tokens.{side}.norms", partial(to_csv, s.norm_table, names, labels))
     st.write("".join(t(f"tokens.norm.{key}", **fields) for key, fields in s.means))
 
 
@@ -42,5 +44,5 @@ def neighbours(run, side: str, labels, k: int) -> None:
     hover = [t("tokens.neighbour.hover", piece=piece, token=token, cos=cos) for piece, token, cos in m.near]
     page.chart(figs.projection(m.points, labels, m.faint, hover, (t("tokens.proj.tokens"), t("tokens.proj.neighbours")),
                                t("tokens.proj.title", share=m.share), *axes),
-               f"tokens.{side}.projection", to_csv(m.both, axes, [*labels, *hover]))
+               f"tokens.{side}.projection", partial(to_csv, m.both, axes, [*labels, *hover]))
     st.dataframe(pd.DataFrame({t(f"tokens.col.{key}", i=i): cells for key, i, cells in m.table}), hide_index=True)
