@@ -14,5 +14,14 @@ for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special"):
 # as an old-style multipage app and serves its files without this script (and so without this
 # navigation) to any visitor who arrives before st.navigation has once run in the process.
 # Each page draws the shared sidebar itself (viz_app.page.start).
-st.navigation([st.Page(p.path, title=t(p.title_key), url_path=p.name, default=i == 0)
-               for i, p in enumerate(PAGES)]).run()
+# The app's root shows no page of its own: it opens the first page at its own path, with the link's
+# settings. (Given as the default page, the first would answer only at "/": a link to /overview then
+# opened a "Page not found" dialog.)
+pages = [st.Page(p.path, title=t(p.title_key), url_path=p.name) for p in PAGES]
+
+
+def home() -> None:
+    st.switch_page(pages[0], query_params=st.query_params.to_dict())
+
+
+st.navigation([st.Page(home, default=True, visibility="hidden"), *pages]).run()
