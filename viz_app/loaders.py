@@ -1,10 +1,10 @@
-"""The only place that caches: models with st.cache_resource, traced runs with st.cache_data.
+"""The only place that caches: models with st.cache_resource, traced runs in a shared cache, the rest with st.cache_data.
 
 Pages ask for a `Run` (one traced forward pass with its token labels); moving a layer, head
 or step control re-draws from the cached run and never re-runs the model.
 Every cache is bounded: st.cache_resource by its entries, st.cache_data by its entries and its
-pickled bytes (one lm-en trace of 512 tokens alone is ~61 MiB), so no visitor can grow the server
-without limit (tests/app/test_cache_bounds.py).
+pickled bytes, the runs' shared cache by its entries and bytes (one lm-en trace of 2,048 tokens alone
+is hundreds of MiB), so no visitor can grow the server without limit (tests/app/test_cache_bounds.py).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from core_model.masks import causal_mask
 from core_model.trace import Trace, recording, run_with_trace
 
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
+from .shared_cache import shared_cache
 from .views.tokens import nearest
 from .text import clean, show_piece, token_labels, visible
 
@@ -104,10 +105,14 @@ class Run:
     notices: tuple[tuple[str, dict], ...]
 
 
-# A short sentence's run pickles to ~1 MB, a 512-token lm-en one to ~61 MB: 16 entries keep the cache of
-# short ones near 15 MB, the bytes bound keeps two of the longest. A miss costs one traced forward pass
-# (the greedy output it reads is in `decode`'s own cache). See RELIABILITY.md, "Bounded memory".
-@st.cache_data(max_entries=16, max_size="128MB", show_spinner=False)
+# Shared as it is, never pickled (shared_cache.py): a short sentence's run holds ~1 MB, a 2,048-token
+# lm-en one a few hundred. The bytes bound holds: the oldest runs go first, and a run alone over it is
+# drawn but not kept. A miss costs one traced forward pass (the greedy output it reads is in `decode`'s
+# own cache). See RELIABILITY.md, "Bounded memory".
+RUN_BYTES = 512 * 2**20
+
+
+@shared_cache(max_entries=16, max_bytes=RUN_BYTES, size=lambda r: r.trace.nbytes)
 def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output."""
     loaded = load_model(name)
