@@ -23,14 +23,15 @@ setup() {  # $1: the requirements file to install
 browser() {  # the browser tests (tests/e2e) need Debian's chromium and fonts with CJK and emoji glyphs
     local fonts
     fonts=$(fc-list 2>/dev/null || true)
-    if [ -x /usr/bin/chromium ] && grep -qi "wqy" <<<"$fonts" && grep -qi "noto color emoji" <<<"$fonts"; then
+    if [ -x /usr/bin/chromium ] && [ -x /usr/sbin/nginx ] && grep -qi "wqy" <<<"$fonts" \
+        && grep -qi "noto color emoji" <<<"$fonts"; then
         return
     fi
     # Never `playwright install`: it downloads a browser; the distribution's own is used instead.
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         apt-get update -qq
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-wqy-zenhei \
-            fonts-noto-color-emoji
+            fonts-noto-color-emoji nginx
     else
         echo "the browser tests need: apt-get install chromium chromium-driver fonts-wqy-zenhei" \
             "fonts-noto-color-emoji (as root)" >&2
