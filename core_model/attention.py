@@ -6,9 +6,9 @@ import math
 import torch
 from torch import nn
 
-from .hook_points import record, scale_scores
-from .masks import apply_mask, masked_softmax
-from .positional import alibi_bias, rope_rotate
+from .hook_points import record, record_derived, scale_scores
+from .masks import masked_softmax
+from .positional import alibi_bias_range, rope_rotate
 
 # What an attention block records, in order: `<block path>.<leaf>`. attention() records the middle five.
 ATTN_LEAVES = (
@@ -24,21 +24,46 @@ ATTN_LEAVES = (
 )
 
 
-def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None):
+# Derived from the scores on reading, never stored (see hook_points): what each is rebuilt from.
+DERIVED = ("scores_scaled", "scores_masked")
+
+
+def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None, bias_recipe=None):
     """softmax(QKᵀ/√d_k + bias, masked) V for q [b, h, q, d], k and v [b, h, k, d] → (z, weights).
 
     Records scores before scaling, after scaling (and any position bias), after the mask, and
-    after softmax, the split points a teacher wants to show one by one.
+    after softmax, the split points a teacher wants to show one by one. The scaled and masked
+    scores are recorded as recipes (hook_points.derive) when the scores are kept in float32 and
+    any bias can be rebuilt: `bias_recipe` = (n_heads, start, q_len, k_len) of an ALiBi bias.
+
+    Where no trace keeps a [b, h, q, k] intermediate and no gradient is taken, the next step
+    writes into it instead of allocating another: the same float32 operations, so the same bits.
     """
     scores = q @ k.transpose(-2, -1)  # [b, h, q, k]
-    record(module, "scores", scores)
-    scaled = scores / math.sqrt(q.shape[-1]) if scale else scores
+    kept = record(module, "scores", scores, needed_by=DERIVED)
+    owned = not kept and not torch.is_grad_enabled()  # may scores be overwritten?
+    divisor = math.sqrt(q.shape[-1]) if scale else None
+    scaled = scores
+    if divisor is not None:
+        scaled = scaled.div_(divisor) if owned else scaled / divisor
+        owned = not torch.is_grad_enabled()
     if bias is not None:
-        scaled = scaled + bias  # [b, h, q, k]
-    record(module, "scores_scaled", scaled)
-    masked = apply_mask(scaled, mask)
-    record(module, "scores_masked", masked)
-    weights = masked_softmax(masked, mask)  # [b, h, q, k]
+        scaled = scaled.add_(bias) if owned else scaled + bias  # [b, h, q, k]
+        owned = not torch.is_grad_enabled()
+    if kept and scores.dtype == torch.float32 and (bias is None or bias_recipe is not None):
+        record_derived(module, "scores_scaled", ("scaled", "scores", divisor, None if bias is None else bias_recipe))
+    elif record(module, "scores_scaled", scaled, needed_by=("scores_masked",)):
+        owned = False
+    masked = scaled
+    blocking = mask is not None and not bool(mask.all())  # nothing blocked: spare a copy of the scores
+    if blocking:
+        masked = masked.masked_fill_(~mask, float("-inf")) if owned else masked.masked_fill(~mask, float("-inf"))
+        owned = not torch.is_grad_enabled()
+    record_derived(module, "scores_masked", ("masked", "scores_scaled", mask if blocking else None))
+    if mask is not None and not blocking:  # no key blocked, so no row fully blocked: plain softmax
+        weights = torch.softmax(masked, dim=-1, out=masked) if owned else torch.softmax(masked, dim=-1)
+    else:
+        weights = masked_softmax(masked, mask, in_place=owned)  # [b, h, q, k]
     record(module, "pattern", weights)
     z = (dropout(weights) if dropout is not None else weights) @ v  # [b, h, q, d]
     record(module, "z", z)
@@ -89,14 +114,15 @@ class MultiHeadAttention(nn.Module):
         q_pos = torch.arange(start, start + x.shape[1])
         q = self.split(self.q_proj(x))  # [b, h, q, d_head]
         k, v = self.keys_values(x, memory, q_pos, cache)
-        bias = None
+        bias = recipe = None
         if memory is None and self.positional == "rope":
             q = rope_rotate(q, q_pos, self.base)
         if memory is None and self.positional == "alibi":
-            bias = alibi_bias(self.n_heads, q_pos, torch.arange(k.shape[2]))  # [1, h, q, k]
+            recipe = (self.n_heads, start, x.shape[1], k.shape[2])  # what the trace rebuilds the bias from
+            bias = alibi_bias_range(*recipe)  # [1, h, q, k]
         for leaf, value in (("q", q), ("k", k), ("v", v)):
             record(self, leaf, value)
-        z, weights = attention(q, k, v, mask, bias, scale_scores(), self.dropout, self)
+        z, weights = attention(q, k, v, mask, bias, scale_scores(), self.dropout if self.training else None, self, recipe)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]
         record(self, "out", out)

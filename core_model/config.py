@@ -12,6 +12,8 @@ ACTIVATIONS = ("relu", "gelu")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("post", "pre")
 POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
+# Fields added after configs were first saved: a config.json without them takes the default.
+OPTIONAL = ("max_positions",)
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,10 @@ class ModelConfig:
     norm_eps: float = 1e-5
     positional: str = "sinusoidal"
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
-    max_len: int = 512
+    max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
+    # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
+    # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
+    max_positions: int = 0
     scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
     embed_norm: bool = False  # a norm right after the embedding sum (BERT)
@@ -51,6 +56,7 @@ class ModelConfig:
         yield from self._choice_problems()
         yield from self._count_problems()
         yield from self._shape_problems()
+        yield from self._position_problems()
         yield from self._number_problems()
         yield from self._stack_problems()
         yield from self._switch_problems()
@@ -71,7 +77,7 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+        for name in ("n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
                      "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -86,6 +92,17 @@ class ModelConfig:
             yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
         if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
             yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+
+    def _position_problems(self):
+        """max_positions may only extend max_len, and only where no per-position table ends at max_len."""
+        n, length = self.max_positions, self.max_len
+        if not (isinstance(n, int) and isinstance(length, int)) or isinstance(n, bool) or not n:
+            return
+        if self.positional in ("sinusoidal", "learned"):
+            yield (f"max_positions is {n}, but a {self.positional} model has a table of max_len ({length}) "
+                   "positions and reads no further: max_positions must be 0.")
+        elif n < length:
+            yield f"max_positions ({n}) must be 0 or at least max_len ({length})."
 
     def _number_problems(self):
         if not (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1):
@@ -125,6 +142,11 @@ class ModelConfig:
         return {"encoder-decoder": ("src", "tgt"), "encoder": ("src",), "decoder": ("tgt",)}[self.architecture]
 
     @property
+    def positions(self) -> int:
+        """How many positions a forward pass accepts: max_positions if set, else max_len."""
+        return self.max_positions or self.max_len
+
+    @property
     def d_head(self) -> int:
         return self.d_model // self.n_heads
 
@@ -148,7 +170,7 @@ class ModelConfig:
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"config.json has unknown field(s): {listed(unknown)}.")
-        missing = sorted(known - set(data))
+        missing = sorted(known - set(data) - set(OPTIONAL))
         if missing:
             raise ValueError(f"config.json is missing field(s): {listed(missing)}.")
         return cls(**data)

@@ -19,9 +19,12 @@ import numpy as np
 import torch
 
 from .model import KVCache, Transformer
-from .trace import Trace, recording
+from .trace import Trace, name_filter, recording
 
 DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's cfg.max_len
+# A step keeps only what its record shows, each layer's attention weights: the rest of the step's
+# values are freed as the step goes, and the output probabilities are not computed for a trace.
+STEP_NAMES = name_filter("decoder.layers.*.pattern")
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def _advance(run: _Run, prefixes: torch.Tensor):
     new = prefixes if run.cache is None else prefixes[:, run.cache.length:]
     memory = None if run.memory is None else run.memory.expand(b, -1, -1)  # [b, s, d_model]
     mask = None if run.memory_mask is None else run.memory_mask.expand(b, -1, -1, -1)  # [b, 1, 1, s]
-    with torch.no_grad(), recording() as values:
+    with torch.no_grad(), recording(names=STEP_NAMES) as values:
         # pad_mask=False: a generated prefix is never padding, even if the model emits pad_id.
         hidden = model.decode(new, memory, mask, pad_mask=False, cache=run.cache)
         logits = model.project(hidden[:, -1:])[:, 0]  # [b, vocab]
@@ -209,7 +212,10 @@ def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k:
         scaled = scaled.masked_fill(scaled < kth, float("-inf"))
     probs = torch.softmax(scaled, -1)
     if top_p < 1.0:
-        sorted_probs, order = torch.sort(probs, descending=True, stable=True)  # ties: lowest id first, as argmax
+        # Ranked by the logits, not the probabilities: two logits a hair apart (0.0 and -2e-42) can
+        # round to the same probability, and the larger one (argmax's pick) must come first.
+        order = torch.sort(scaled, descending=True, stable=True).indices  # ties: lowest id first, as argmax
+        sorted_probs = probs[order]
         before = torch.cumsum(sorted_probs, -1) - sorted_probs  # mass of the more likely tokens
         drop = order[before >= top_p]  # the nucleus already reached top_p without them
         probs = probs.index_fill(-1, drop, 0.0)

@@ -1,9 +1,22 @@
 """Hook points: per-call recording of intermediate values, under stable dotted names.
 
 A trace is active only inside `recording()`, in the current thread or task (a ContextVar), so
-one model shared by many sessions records each call into that call's own dict. Modules call
+one model shared by many sessions records each call into that call's own Recorder. Modules call
 `record(self, "leaf", tensor)`; outside a trace that is a single ContextVar lookup. No torch
 hook is registered and nothing is stored on the model.
+
+Two ways to keep less (issue 14):
+
+- A names filter (`recording(names=...)`, like TransformerLens's names_filter) decides per name
+  whether a value is kept. A value the filter does not want is never converted or kept, so its
+  tensor is freed as soon as the forward pass is done with it.
+- Derived values. `scores_scaled` and `scores_masked` follow exactly from `scores`, the 1/√d_head
+  switch, the ALiBi bias and the mask: float32 division and addition are exactly rounded in torch
+  and in numpy alike, and masking only copies values or writes -inf. So instead of two more
+  [b, h, q, k] arrays per attention block the recorder keeps a recipe (a divisor, the ALiBi bias's
+  parameters, the mask as a small bool array shared by every layer) and computes them, bit for bit
+  what torch computed, only when someone reads them. At 512 tokens each such array of lm-en is
+  4 MiB per layer, of MiniLM 12 MiB per layer, as large as the scores themselves.
 
 This module sits below every module that records (attention, layers, model), so trace.py can
 build its typed views on their declared leaf names without an import cycle.
@@ -11,29 +24,231 @@ build its typed views on their declared leaf names without an import cycle.
 from __future__ import annotations
 
 import contextlib
+import fnmatch
+import re
+import weakref
 from contextvars import ContextVar
+from typing import Callable
 
 import numpy as np
 import torch
 
-_ACTIVE: ContextVar[dict | None] = ContextVar("core_model_trace", default=None)
-_SCALE_SCORES: ContextVar[bool] = ContextVar("core_model_scale_scores", default=True)
+from .positional import alibi_bias_range
+
+def name_filter(names) -> Callable[[str], bool] | None:
+    """`names` → a predicate over value names, or None to keep everything.
+
+    None keeps every value; a callable(name) -> bool is used as given; a string or an iterable of
+    strings keeps the names equal to one of them or matching one as an fnmatch pattern
+    ("*.pattern", "decoder.layers.[01].*"), case-sensitive.
+    """
+    if names is None or callable(names):
+        return names
+    names = (names,) if isinstance(names, str) else tuple(names)
+    if not all(isinstance(n, str) for n in names):
+        raise TypeError(f"names must be None, a callable, or names and patterns as strings; got {names!r}.")
+    exact = frozenset(n for n in names if not any(c in n for c in "*?["))
+    patterns = [fnmatch.translate(n) for n in names if n not in exact]
+    regex = re.compile("|".join(patterns)) if patterns else None
+    return _Filter(exact, regex)
 
 
-def record(module: torch.nn.Module, leaf: str, value: torch.Tensor) -> None:
-    """Store `value` as '<module path>.<leaf>' if a trace is active in this context."""
-    values = _ACTIVE.get()
-    if values is None:
-        return
+class _Filter:
+    """Exact names and fnmatch patterns compiled into one regular expression (picklable)."""
+
+    def __init__(self, exact: frozenset, regex):
+        self.exact, self.regex = exact, regex
+        self.memo: dict[str, bool] = {}  # a model has a few hundred names; decoding asks for them every step
+
+    def __call__(self, name: str) -> bool:
+        hit = self.memo.get(name)
+        if hit is None:
+            hit = name in self.exact or (self.regex is not None and self.regex.match(name) is not None)
+            if len(self.memo) < 10_000:
+                self.memo[name] = hit
+        return hit
+
+
+def describe_filter(names) -> str | None:
+    """How a names filter reads in an error message; None when every value is kept."""
+    if names is None:
+        return None
+    if callable(names):
+        return f"names={getattr(names, '__qualname__', None) or repr(names)}"
+    return f"names={names!r}" if isinstance(names, str) else f"names={list(names)!r}"
+
+
+class NotRecorded(KeyError):
+    """A value the names filter left out of the trace."""
+
+    def __str__(self) -> str:  # KeyError would print the message with quotes around it
+        return str(self.args[0])
+
+
+class Recorder:
+    """What one call recorded, read like a dict of name → float32 array.
+
+    `order` is every name the call reached (so views can tell 'left out by the filter' from
+    'this model has no such value'); `values` holds the kept arrays, `recipes` the derived ones.
+    """
+
+    def __init__(self, scale: bool = True, names=None):
+        self.scale = scale
+        self.wants = name_filter(names)
+        self.filter = describe_filter(names)
+        self.values: dict[str, np.ndarray] = {}
+        self.recipes: dict[str, tuple] = {}
+        self.order: list[str] = []
+        self.reached: set[str] = set()
+        self._masks: dict[int, tuple] = {}  # id(mask tensor) → (tensor, array): one array per mask per call
+        self._derived = weakref.WeakValueDictionary()  # a derived array lives while some reader holds it
+
+    def __getstate__(self):  # no weak references, no live tensors: a Trace may be pickled (st.cache_data)
+        return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _derived=weakref.WeakValueDictionary(), _masks={}, wants=None)
+
+    # --- recording ------------------------------------------------------------------------------
+
+    def reach(self, name: str) -> None:
+        if name in self.reached:  # a cached decoding step records one new query row per call
+            raise RuntimeError(f"{name} was recorded twice in one trace.")
+        self.reached.add(name)
+        self.order.append(name)
+
+    def wanted(self, name: str) -> bool:
+        return self.wants is None or bool(self.wants(name))
+
+    def keep(self, name: str, value: torch.Tensor) -> None:
+        # No copy: nothing in the model changes a tensor in place once it is kept (attention works
+        # in place only on tensors no trace keeps). The array shares the tensor's memory, so it is
+        # made read-only: no reader can alter what the model computed.
+        array = value.detach()
+        if array.dtype != torch.float32:
+            array = array.to(torch.float32)
+        array = array.numpy()
+        array.flags.writeable = False
+        self.values[name] = array
+
+    def mask_array(self, mask: torch.Tensor) -> np.ndarray:
+        """The mask as a read-only bool array (a view, no copy), once per call however many layers use it."""
+        held = self._masks.get(id(mask))
+        if held is None or held[0] is not mask:  # the tensor is held, so its id cannot be reused meanwhile
+            array = mask.detach().numpy()
+            array.flags.writeable = False
+            held = self._masks[id(mask)] = (mask, array)
+        return held[1]
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def available(self, name: str) -> bool:
+        return name in self.values or name in self.recipes
+
+    def names(self) -> list[str]:
+        return [n for n in self.order if self.available(n)]
+
+    def __contains__(self, name: str) -> bool:
+        return self.available(name)
+
+    def __iter__(self):
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.values) + len(self.recipes)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        value = self.values.get(name)
+        if value is not None:
+            return value
+        if name in self.recipes:
+            return self.derived(name)
+        if name in self.reached and self.filter is not None:
+            raise NotRecorded(f"{name!r} was not recorded: the trace was made with {self.filter}, which leaves it "
+                              "out (nor does it keep what it derives from). Trace again with names=None, or a filter "
+                              "that matches it.")
+        raise KeyError(name)
+
+    def derived(self, name: str) -> np.ndarray:
+        """A derived value, computed from its recipe (one array while any reader still holds it)."""
+        value = self._derived.get(name)
+        if value is None:
+            value = derive(self, *self.recipes[name])
+            value.flags.writeable = False
+            self._derived[name] = value
+        return value
+
+    def nbytes(self) -> int:
+        """Bytes of the distinct arrays kept (two names for one tensor, or a shared mask, count once)."""
+        arrays = list(self.values.values()) + [r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray)]
+        return sum({(a.__array_interface__["data"][0], a.nbytes): a.nbytes for a in arrays}.values())
+
+
+def derive(recorder: Recorder, kind: str, source: str, *args) -> np.ndarray:
+    """Recompute a derived value from its source exactly as attention() computed it in torch.
+
+    'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by
+    the same alibi_bias call. 'masked': -inf where the mask blocks, the source elsewhere.
+    """
+    base = recorder[source]
+    if kind == "scaled":
+        divisor, bias = args
+        out = base if divisor is None else base / np.float32(divisor)
+        if bias is not None:
+            out = out + alibi_bias_range(*bias).numpy()
+        return out if out is not base else base.view()
+    (mask,) = args
+    return base.view() if mask is None else np.where(mask, base, np.float32(-np.inf))
+
+
+_ACTIVE: ContextVar[Recorder | None] = ContextVar("core_model_trace", default=None)
+
+
+def active() -> Recorder | None:
+    """The recorder of the call in progress in this context, if any."""
+    return _ACTIVE.get()
+
+
+def _name(module, leaf: str) -> str:
     path = getattr(module, "trace_path", "")
-    name = f"{path}.{leaf}" if path else leaf
-    if name in values:  # a cached decoding step records one new query row per call
-        raise RuntimeError(f"{name} was recorded twice in one trace.")
-    # No copy: nothing in the model changes a tensor in place once computed. The array shares the
-    # tensor's memory, so it is made read-only: no reader can alter what the model computed.
-    array = value.detach().to(torch.float32).cpu().numpy()
-    array.flags.writeable = False
-    values[name] = array
+    return f"{path}.{leaf}" if path else leaf
+
+
+def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: tuple[str, ...] = ()) -> bool:
+    """Keep `value` as '<module path>.<leaf>' if a trace is active and wants it; True if kept.
+
+    `needed_by` names sibling leaves derived from this value: it is kept when any of them is wanted.
+    """
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return False
+    name = _name(module, leaf)
+    recorder.reach(name)
+    if not (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by)):
+        return False
+    recorder.keep(name, value)
+    return True
+
+
+def wanted(module, leaf: str) -> bool:
+    """Whether a trace is active and would keep '<module path>.<leaf>': spares computing a value
+    only the trace reads (the model's own forward never needs it)."""
+    recorder = _ACTIVE.get()
+    return recorder is not None and recorder.wanted(_name(module, leaf))
+
+
+def record_derived(module, leaf: str, recipe: tuple) -> None:
+    """Note '<module path>.<leaf>' as derived by `recipe` (kind, source leaf, args...) from a kept value."""
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return
+    name = _name(module, leaf)
+    recorder.reach(name)
+    kind, source, *args = recipe
+    source = _name(module, source)
+    if recorder.available(source):
+        args = [recorder.mask_array(a) if isinstance(a, torch.Tensor) else a for a in args]
+        recorder.recipes[name] = (kind, source, *args)
 
 
 def set_paths(model: torch.nn.Module) -> None:
@@ -44,17 +259,19 @@ def set_paths(model: torch.nn.Module) -> None:
 
 def scale_scores() -> bool:
     """Whether attention divides scores by sqrt(d_k) in this call (a teaching switch)."""
-    return _SCALE_SCORES.get()
+    recorder = _ACTIVE.get()
+    return True if recorder is None else recorder.scale
 
 
 @contextlib.contextmanager
-def recording(scale: bool = True):
-    """Record into a fresh dict for the duration of the block; yields that dict."""
-    values: dict[str, np.ndarray] = {}
-    token = _ACTIVE.set(values)
-    scale_token = _SCALE_SCORES.set(scale)
+def recording(scale: bool = True, names=None):
+    """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
+
+    `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k.
+    """
+    recorder = Recorder(scale, names)
+    token = _ACTIVE.set(recorder)
     try:
-        yield values
+        yield recorder
     finally:
-        _SCALE_SCORES.reset(scale_token)
         _ACTIVE.reset(token)

@@ -51,7 +51,7 @@ class FeedForward(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         hidden = self.activation(self.linear1(x))  # [b, pos, d_ff]
         record(self, "hidden", hidden)
-        out = self.linear2(self.dropout(hidden))  # [b, pos, d_model]
+        out = self.linear2(self.dropout(hidden) if self.training else hidden)  # [b, pos, d_model]
         record(self, "out", out)
         return out
 
@@ -84,8 +84,8 @@ class Embeddings(nn.Module):
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, ids: torch.Tensor, start: int = 0, token_types: torch.Tensor | None = None):
-        if start + ids.shape[1] > self.cfg.max_len:
-            raise ValueError(f"{start + ids.shape[1]} tokens exceed the model's maximum length of {self.cfg.max_len}.")
+        if start + ids.shape[1] > self.cfg.positions:
+            raise ValueError(f"{start + ids.shape[1]} tokens exceed the model's maximum length of {self.cfg.positions}.")
         tok = self.tok(ids)  # [b, pos, d_model]
         record(self, "tok", tok)
         x = tok * math.sqrt(self.cfg.d_model) if self.cfg.scale_embedding else tok
@@ -100,7 +100,8 @@ class Embeddings(nn.Module):
             x = x + types
         if self.norm is not None:
             x = self.norm(x)
-        x = self.dropout(x)
+        if self.training:  # nn.Dropout is the identity in eval mode; skipping its call spares the overhead
+            x = self.dropout(x)
         record(self, "out", x)
         return x
 
@@ -138,14 +139,19 @@ class Layer(nn.Module):
         self.norm3 = make_norm(cfg) if cross else None
         self.dropout = nn.Dropout(cfg.dropout)
 
+    def drop(self, x: torch.Tensor) -> torch.Tensor:
+        """Dropout while training; in eval mode the identity, without the module call (decoding runs
+        hundreds of small steps, where such calls add up)."""
+        return self.dropout(x) if self.training else x
+
     def sublayer(self, x, fn, norm, norm_name, resid_name):
         if self.pre_norm:
             y = norm(x)
             record(self, norm_name, y)
-            x = x + self.dropout(fn(y))
+            x = x + self.drop(fn(y))
             record(self, resid_name, x)
             return x
-        x = x + self.dropout(fn(x))
+        x = x + self.drop(fn(x))
         record(self, resid_name, x)
         x = norm(x)
         record(self, norm_name, x)

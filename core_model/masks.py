@@ -39,16 +39,19 @@ def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
     return scores.masked_fill(~mask, float("-inf"))
 
 
-def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None, in_place: bool = False) -> torch.Tensor:
     """Softmax over keys; a row with every key blocked gets zero weights instead of NaN.
 
     Given the mask that blocked them, the rows are found from it, a far smaller tensor than the scores.
+    in_place=True writes the weights over `scores` (for a caller that owns them and takes no
+    gradient): torch's softmax reads each row before writing it, so the weights are the same bits
+    and a [b, h, q, k] allocation is spared.
     """
     if mask is not None:
         blocked = ~mask.any(dim=-1, keepdim=True)  # [b or 1, 1, q or 1, 1]
     else:
         blocked = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
     if not blocked.any():
-        return torch.softmax(scores, dim=-1)
+        return torch.softmax(scores, dim=-1, out=scores) if in_place else torch.softmax(scores, dim=-1)
     weights = torch.softmax(scores.masked_fill(blocked, 0.0), dim=-1)
     return weights.masked_fill(blocked, 0.0)

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from .config import ModelConfig
-from .hook_points import record, set_paths
+from .hook_points import record, set_paths, wanted
 from .layers import Embeddings, Stack
 from .masks import causal_mask, combine, padding_mask
 
@@ -77,7 +77,10 @@ class Transformer(nn.Module):
         """Decoder output [b, t, d_model] → next-token logits [b, t, vocab]; records probabilities."""
         logits = self.generator(hidden)
         record(self, "logits", logits)
-        record(self, "probs", torch.softmax(logits, dim=-1))
+        if wanted(self, "probs"):  # only the trace reads them: a filtered trace spares the softmax
+            record(self, "probs", torch.softmax(logits, dim=-1))
+        else:
+            record(self, "probs", logits)  # reached, not kept: a filtered trace can name what it left out
         return logits
 
     def parameter_counts(self) -> dict[str, int]:

@@ -1,6 +1,7 @@
 """Position information: sinusoidal, learned, RoPE, ALiBi (or none)."""
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
@@ -62,6 +63,11 @@ def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float) -> torch.
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:
     """Head h's penalty per token of distance: 2^(-8h/n) for n a power of two (Press et al.)."""
+    return _alibi_slopes(n_heads).clone()
+
+
+@functools.lru_cache(maxsize=16)
+def _alibi_slopes(n_heads: int) -> torch.Tensor:
     def power_of_two_slopes(n: int) -> list[float]:
         return [2 ** (-8 * (h + 1) / n) for h in range(n)]
 
@@ -75,4 +81,24 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
 def alibi_bias(n_heads: int, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
     """-slope_h × |query position - key position|, added to scaled scores: [1, h, q, k]."""
     distance = (q_pos[:, None] - k_pos[None, :]).abs().to(torch.float32)  # [q, k]
-    return -alibi_slopes(n_heads)[None, :, None, None] * distance[None, None]
+    return -_alibi_slopes(n_heads)[None, :, None, None] * distance[None, None]
+
+
+# A decoding step's bias is a few hundred numbers, the same for every layer of the step: kept for
+# the next layers (and other steps at the same place) instead of rebuilt. Never larger ones.
+SMALL_BIAS = 1 << 16  # elements
+
+
+def alibi_bias_range(n_heads: int, start: int, q_len: int, k_len: int) -> torch.Tensor:
+    """alibi_bias for queries at start … start + q_len - 1 and keys 0 … k_len - 1; the same bits.
+
+    Small biases come from a cache and are shared: the caller must not write into them.
+    """
+    if n_heads * q_len * k_len <= SMALL_BIAS:
+        return _small_bias(n_heads, start, q_len, k_len)
+    return alibi_bias(n_heads, torch.arange(start, start + q_len), torch.arange(k_len))
+
+
+@functools.lru_cache(maxsize=64)
+def _small_bias(n_heads: int, start: int, q_len: int, k_len: int) -> torch.Tensor:
+    return alibi_bias(n_heads, torch.arange(start, start + q_len), torch.arange(k_len))

@@ -159,9 +159,10 @@ def check_size(cfg: ModelConfig) -> None:
         if n > MAX_LAYERS:
             raise CheckpointError(f"{CONFIG} asks for {n} {stack} layers, more than the {MAX_LAYERS} the loader builds.",
                                   "limit")
-    if cfg.max_len > MAX_POSITIONS:  # whatever the positional kind: it also bounds how long decoding may run
-        raise CheckpointError(f"{CONFIG} asks for max_len {cfg.max_len:,}, more than the {MAX_POSITIONS:,} positions "
-                              f"the loader allows.", "limit")
+    for name in ("max_len", "max_positions"):  # whatever the positional kind: they bound decoding and a forward pass
+        if getattr(cfg, name) > MAX_POSITIONS:
+            raise CheckpointError(f"{CONFIG} asks for {name} {getattr(cfg, name):,}, more than the {MAX_POSITIONS:,} "
+                                  f"positions the loader allows.", "limit")
     n = weight_count(cfg)
     if 4 * n > MAX_WEIGHT_BYTES:
         raise CheckpointError(f"{CONFIG} describes a model of over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)}), "

@@ -77,11 +77,38 @@ def test_card_training_time_and_targets_verdicts():
 
 
 def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
-    from bench.bert import bench_bert
+    from bench.bert import SIZES, bench_bert
 
-    rows = bench_bert(repeats=1)
-    assert [r["tokens"] for r in rows] == sorted(r["tokens"] for r in rows) and rows[-1]["tokens"] == 252
-    assert all(r["agree"] and r["max_error"] <= 1e-5 for r in rows)
+    assert SIZES == (32, 128, 512)  # the full run's lengths; 512 is MiniLM's longest
+    rows = bench_bert(repeats=1, sizes=(32, 128))
+    assert [r["tokens"] for r in rows] == [32, 128]
+    assert all(r["agree"] and r["max_error"] <= 1e-5 and r["filtered_same_patterns"] for r in rows)
     assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) for r in rows)
+    assert all(math.isclose(r["filtered_ratio"], r["filtered_ms"] / r["transformers_ms"]) for r in rows)
+    assert all(r["filtered_values"] == 6 and r["filtered_trace_mb"] < r["trace_mb"] for r in rows)
     lines = run.section_bert(rows)
     assert sum(line.startswith("|") for line in lines) == 2 + len(rows)  # header, rule, one row per length
+
+
+def test_decoding_bench_measures_256_tokens_by_default():
+    import inspect
+
+    assert inspect.signature(core.bench_decoding).parameters["n_tokens"].default == 256
+
+
+def test_long_context_rows_bucket_the_loss_by_position(shipped_test_split):
+    # A miniature of `python -m bench.core long-context` (lm-en's card): 64 tokens, two buckets.
+    sentences = [t for _, t, _ in shipped_test_split("lm-en")]
+    rows = core.long_context_loss(length=64, buckets=((0, 32), (32, 64)), n_texts=1, window=32, sentences=sentences)
+    assert [r["positions"] for r in rows] == ["0–31", "32–63"] and [r["predictions"] for r in rows] == [32, 32]
+    assert all(0 < r["loss"] < 10 and math.isclose(r["perplexity"], math.exp(r["loss"])) for r in rows)
+    assert rows[0]["loss_window"] == rows[0]["loss"]  # the first window is the same context
+    ids = core.long_text("lm-en", 64, 0, sentences)
+    assert len(ids) == 65 and ids[0] == core.load("lm-en").config.bos_id
+
+
+def test_long_trace_rows_compare_all_values_with_the_patterns(shipped_test_split):
+    rows = core.bench_long_trace(n=64, repeats=1, sentences=[t for _, t, _ in shipped_test_split("lm-en")])
+    assert [r["mode"] for r in rows] == ["all values", "names='*.pattern'"]
+    assert rows[1]["values"] == 3 and rows[1]["trace_mb"] < rows[0]["trace_mb"]
+    assert all(r["row_sum_error"] < 1e-5 for r in rows)

@@ -1,0 +1,242 @@
+"""Issue 14: what a trace keeps. Derived scores equal torch's bit for bit, the names filter keeps
+only what it names, lm-en reads 2,048 tokens, and cached decoding still equals a recompute."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+from core_model import ModelConfig, Transformer, checkpoint, run_with_trace
+from core_model.attention import ATTN_LEAVES
+from core_model.decoding import greedy
+from core_model.masks import causal_mask, combine, padding_mask
+from core_model.positional import alibi_bias
+from core_model.trace import NotRecorded
+
+from .conftest import MODELS
+
+PAD = 0
+SRC = [[5, 6, 7, 8, 9, 10], [5, 6, 7, PAD, PAD, PAD]]  # the second sentence is padded
+TGT = [[2, 11, 12, 13, 14], [2, 14, 15, PAD, PAD]]
+
+
+def make_model(**overrides) -> Transformer:
+    fields = dict(src_vocab_size=40, tgt_vocab_size=40, d_model=32, n_heads=4, d_ff=32, n_encoder_layers=2,
+                  n_decoder_layers=2, dropout=0.0)
+    torch.manual_seed(0)
+    return Transformer(ModelConfig(**{**fields, **overrides})).eval()
+
+
+def inputs(model):
+    return (SRC if model.cfg.has_encoder else None), (TGT if model.cfg.has_decoder else None)
+
+
+def torch_masks(model, pad_mask: bool) -> dict[str, torch.Tensor | None]:
+    """The mask each kind of block receives, built as the model builds it: [b, 1, q or 1, k]."""
+    src, tgt = (None if x is None else torch.tensor(x) for x in inputs(model))
+    enc = padding_mask(src, PAD) if src is not None and pad_mask else None
+    dec = None
+    if tgt is not None:
+        dec = causal_mask(tgt.shape[1])
+        dec = combine(dec, padding_mask(tgt, PAD)) if pad_mask else dec
+    return {"encoder.self_attn": enc, "decoder.self_attn": dec, "decoder.cross_attn": enc}
+
+
+def torch_derived(trace, stack, i, kind, mask, scale, alibi):
+    """scores_scaled and scores_masked computed in torch from the recorded scores, as the model did."""
+    scores = torch.from_numpy(trace[f"{stack}.layers.{i}.{kind}.scores"].copy())
+    d_head = trace[f"{stack}.layers.{i}.{kind}.q"].shape[-1]
+    scaled = scores / math.sqrt(d_head) if scale else scores
+    if alibi and kind == "self_attn":
+        n = scores.shape[-1]
+        scaled = scaled + alibi_bias(scores.shape[1], torch.arange(n), torch.arange(n))
+    masked = scaled if mask is None or mask.all() else scaled.masked_fill(~mask, float("-inf"))
+    return scaled.numpy(), masked.numpy()
+
+
+CASES = {
+    "sinusoidal, padded, causal, cross": dict(),
+    "alibi decoder": dict(architecture="decoder", positional="alibi", norm_placement="pre"),
+    "alibi encoder-decoder": dict(positional="alibi"),
+    "rope": dict(positional="rope"),
+    "learned encoder, d_head 6": dict(architecture="encoder", positional="learned", d_model=24),
+}
+
+
+@pytest.mark.parametrize("overrides", CASES.values(), ids=CASES.keys())
+@pytest.mark.parametrize("scale", [True, False])
+@pytest.mark.parametrize("pad_mask", [True, False])
+def test_derived_scores_are_torchs_bit_for_bit(overrides, scale, pad_mask):
+    model = make_model(**overrides)
+    _, trace = run_with_trace(model, *inputs(model), scale=scale, pad_mask=pad_mask)
+    masks = torch_masks(model, pad_mask)
+    blocks = [(s, k) for s, k in (("encoder", "self_attn"), ("decoder", "self_attn"), ("decoder", "cross_attn"))
+              if f"{s}.layers.0.{k}.scores" in trace]
+    assert blocks
+    for stack, kind in blocks:
+        for i in range(trace.n_layers(stack)):
+            want_scaled, want_masked = torch_derived(trace, stack, i, kind, masks[f"{stack}.{kind}"], scale,
+                                                     model.cfg.positional == "alibi")
+            view = trace.attn(stack, i, kind)
+            assert np.array_equal(view.scores_scaled, want_scaled), (stack, i, kind)
+            assert np.array_equal(view.scores_masked, want_masked), (stack, i, kind)  # -inf where blocked
+            assert not view.scores_masked.flags.writeable
+
+
+def test_derived_values_are_listed_but_not_stored():
+    model = make_model()
+    _, trace = run_with_trace(model, SRC, TGT)
+    name = "encoder.layers.0.self_attn.scores_scaled"
+    assert name in trace and name in trace.names and "decoder.layers.1.cross_attn.scores_masked" in trace
+    derived_names = [n for n in trace.names if n.endswith((".scores_scaled", ".scores_masked"))]
+    kept = sum(trace[n].nbytes for n in trace.names if n not in derived_names)
+    scores = sum(trace[n].nbytes for n in trace.names if n.endswith(".scores"))
+    assert sum(trace[n].nbytes for n in derived_names) == 2 * scores  # as large as the scores, twice over
+    assert trace.nbytes <= kept + 200  # + the masks, a few bytes each; nothing derived is counted
+    # Read twice while held: the same array; a trace pickles (st.cache_data) and reads alike afterwards.
+    assert trace[name] is trace[name]
+    again = pickle.loads(pickle.dumps(trace))
+    assert again.names == trace.names
+    assert all(np.array_equal(again[n], trace[n]) for n in trace.names)
+
+
+def test_the_ffn_and_everything_else_is_unchanged_by_derivation():
+    # The whole forward output is the same bits as a call that records nothing.
+    model = make_model(positional="alibi")
+    with torch.no_grad():
+        plain = model(torch.tensor(SRC), torch.tensor(TGT))
+    traced, _ = run_with_trace(model, SRC, TGT)
+    filtered, _ = run_with_trace(model, SRC, TGT, names="*.pattern")
+    assert torch.equal(traced, plain) and torch.equal(filtered, plain)
+
+
+# --- the names filter ------------------------------------------------------------------------------
+
+def full_and(names):
+    model = make_model()
+    _, full = run_with_trace(model, SRC, TGT)
+    _, part = run_with_trace(model, SRC, TGT, names=names)
+    return full, part
+
+
+@pytest.mark.parametrize("names, expected", [
+    ("logits", ["logits"]),
+    (["encoder.layers.1.norm2", "logits"], ["encoder.layers.1.norm2", "logits"]),
+    ("*.pattern", [f"{s}.layers.{i}.{k}.pattern" for s, k in (("encoder", "self_attn"), ("decoder", "self_attn"),
+                                                                ("decoder", "cross_attn")) for i in (0, 1)]),
+    (lambda name: name.startswith("src_embed."), ["src_embed.tok", "src_embed.scaled", "src_embed.pos", "src_embed.out"]),
+    ("decoder.layers.[1].cross_attn.?", ["decoder.layers.1.cross_attn.q", "decoder.layers.1.cross_attn.k",
+                                         "decoder.layers.1.cross_attn.v", "decoder.layers.1.cross_attn.z"]),
+])
+def test_filter_keeps_exactly_what_it_names_with_the_same_values(names, expected):
+    full, part = full_and(names)
+    assert sorted(part.names) == sorted(expected)
+    assert part.names == [n for n in full.names if n in set(expected)]  # in the order the model reached them
+    for name in part.names:
+        assert np.array_equal(part[name], full[name]), name
+    assert part.nbytes < full.nbytes
+
+
+def test_derived_values_come_with_the_scores_they_derive_from():
+    _, only_scores = full_and("encoder.layers.0.self_attn.scores")
+    assert only_scores.names == ["encoder.layers.0.self_attn.scores", "encoder.layers.0.self_attn.scores_scaled",
+                                 "encoder.layers.0.self_attn.scores_masked"]
+    full, only_masked = full_and("*.self_attn.scores_masked")
+    assert "decoder.layers.1.self_attn.scores" in only_masked  # kept because what was asked derives from it
+    assert np.array_equal(only_masked["decoder.layers.1.self_attn.scores_masked"],
+                          full["decoder.layers.1.self_attn.scores_masked"])
+    assert "decoder.layers.1.self_attn.pattern" not in only_masked
+
+
+def test_asking_a_filtered_trace_for_what_it_left_out_names_the_value_and_the_filter():
+    _, part = full_and("*.pattern")
+    with pytest.raises(KeyError, match=r"'encoder.layers.0.self_attn.scores' was not recorded.*names='\*.pattern'"):
+        part["encoder.layers.0.self_attn.scores"]
+    with pytest.raises(NotRecorded, match="'logits' was not recorded"):
+        part["logits"]
+    view = part.attn("encoder", 1)  # the view still gives what was kept ...
+    assert view.pattern is part["encoder.layers.1.self_attn.pattern"]
+    with pytest.raises(NotRecorded, match="self_attn.scores_scaled"):  # ... and names what was not
+        view.scores_scaled
+    with pytest.raises(NotRecorded, match="src_embed.tok"):
+        part.embed("src")
+    with pytest.raises(NotRecorded, match="encoder.layers.1.norm2"):
+        part.layer_output("encoder", 1)
+    assert part.n_layers("encoder") == 2
+    with pytest.raises(KeyError) as missing:  # a name the model never had is a plain KeyError
+        part["decoder.layers.7.self_attn.pattern"]
+    assert not isinstance(missing.value, NotRecorded)
+    _, by_callable = full_and(lambda name: name == "logits")
+    with pytest.raises(NotRecorded, match="names=.*<lambda>"):
+        by_callable["probs"]
+
+
+def test_filter_must_be_names_patterns_or_a_callable():
+    with pytest.raises(TypeError, match="names must be"):
+        full_and([3])
+
+
+# --- lm-en at 2,048 tokens -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def lm_en():
+    return checkpoint.load(MODELS / "lm-en")
+
+
+def test_lm_en_reads_2048_tokens_and_its_patterns_are_distributions(lm_en):
+    cfg = lm_en.config
+    assert (cfg.max_len, cfg.positions) == (512, 2048)  # trained at 512; ALiBi reads four times as far
+    ids = torch.randint(4, cfg.tgt_vocab_size, (1, 2048), generator=torch.Generator().manual_seed(0))
+    ids[0, 0] = cfg.bos_id
+    logits, trace = run_with_trace(lm_en.model, None, ids, names="*.pattern")
+    assert logits.shape == (1, 2048, cfg.tgt_vocab_size) and torch.isfinite(logits).all()
+    for i in range(cfg.n_decoder_layers):
+        pattern = trace.attn("decoder", i).pattern  # [1, h, 2048, 2048]
+        assert pattern.shape == (1, cfg.n_heads, 2048, 2048)
+        np.testing.assert_allclose(pattern.sum(-1), 1.0, atol=1e-5)
+        assert not np.triu(pattern[0, 0], 1).any()  # causal: nothing from the future
+    with pytest.raises(ValueError, match="2049 tokens exceed the model's maximum length of 2048"):
+        lm_en.model(None, torch.cat([ids, ids[:, :1]], 1))
+
+
+def test_max_positions_extends_only_a_model_without_a_position_table():
+    assert ModelConfig(positional="alibi", max_len=64, max_positions=256).positions == 256
+    assert ModelConfig(max_len=64).positions == 64
+    with pytest.raises(ValueError, match="table of max_len"):
+        ModelConfig(positional="learned", max_len=64, max_positions=256)
+    with pytest.raises(ValueError, match="at least max_len"):
+        ModelConfig(positional="rope", max_len=64, max_positions=32)
+    old = {k: v for k, v in ModelConfig().to_dict().items() if k != "max_positions"}  # a config.json from before
+    assert ModelConfig.from_dict(old).max_positions == 0
+
+
+# --- cached decoding over 256 steps ----------------------------------------------------------------
+
+def test_cached_and_recomputed_decoding_agree_over_256_steps(lm_en):
+    cfg = lm_en.config
+    never = next(i for i in range(cfg.tgt_vocab_size - 1, 0, -1) if i not in (cfg.pad_id, cfg.unk_id, cfg.bos_id))
+    model = Transformer(dataclasses.replace(cfg, eos_id=never, dropout=0.0))  # runs all 256 steps
+    model.load_state_dict(lm_en.model.state_dict())
+    model.eval()
+    prompt = lm_en.tokenizers["tgt"].encode("the old man")
+    cached = greedy(model, prompt, max_len=256, use_cache=True, n_top=1)
+    full = greedy(model, prompt, max_len=256, use_cache=False, n_top=1)
+    assert len(cached.ids) == 256 and cached.ids == full.ids
+    last = cached.steps[-1].self_attn  # [layers, heads, prefix]: the cached step's rows are the recompute's
+    np.testing.assert_allclose(last, full.steps[-1].self_attn, atol=1e-6)
+    assert last.shape == (cfg.n_decoder_layers, cfg.n_heads, len(prompt) + 1 + 255)
+
+
+def test_every_attention_leaf_is_still_readable_from_a_view():
+    model = make_model()
+    _, trace = run_with_trace(model, SRC, TGT)
+    view = trace.attn("decoder", 1, "cross_attn")
+    for leaf in ATTN_LEAVES:
+        assert getattr(view, leaf) is trace[f"decoder.layers.1.cross_attn.{leaf}"]
+    _, decoder_only = run_with_trace(make_model(architecture="decoder"), None, TGT)
+    with pytest.raises(KeyError):  # a block the model has not got
+        decoder_only.attn("decoder", 0, "cross_attn")
