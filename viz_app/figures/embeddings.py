@@ -5,6 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..text import safe_labels
+from .base import figure, margin
 
 SERIES_COLOURS = ("#4477aa", "#ee6677", "#228833")  # Paul Tol's bright scheme: colour-blind safe
 NEIGHBOUR_COLOUR = "rgba(120, 120, 120, 0.35)"  # faint, so the sentence's own tokens stand out
@@ -13,29 +14,30 @@ NEIGHBOUR_COLOUR = "rgba(120, 120, 120, 0.35)"  # faint, so the sentence's own t
 def norm_bars(labels, series: dict, title: str = "", x_title: str = "", y_title: str = "") -> go.Figure:
     """Grouped bars: one group per token, one bar per named series of values (e.g. norms before/after)."""
     x = safe_labels(labels)
-    fig = go.Figure()
-    for (name, values), colour in zip(series.items(), SERIES_COLOURS * 3):
-        fig.add_bar(x=x, y=np.asarray(values, dtype=np.float32), name=str(name), marker_color=colour,
-                    hovertemplate="%{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>")
-    fig.update_layout(barmode="group", title=title, xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10), legend=dict(orientation="h", y=1.1))
-    fig.update_xaxes(type="category", tickangle=-45 if len(x) > 8 else 0)
-    return fig
+    bars = [{"type": "bar", "x": x, "y": np.asarray(values, dtype=np.float32), "name": str(name),
+             "marker": {"color": colour}, "hovertemplate": "%{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>"}
+            for (name, values), colour in zip(series.items(), SERIES_COLOURS * 3)]
+    layout = {"barmode": "group", "title": {"text": title}, "margin": margin(40 if title else 10),
+              "legend": {"orientation": "h", "y": 1.1}, "yaxis": {"title": {"text": y_title}},
+              "xaxis": {"title": {"text": x_title}, "type": "category", "tickangle": -45 if len(x) > 8 else 0}}
+    return figure(bars, layout)
 
 
 def projection(points, labels, faint_points=None, faint_labels=(), names=("", ""), title: str = "",
                x_title: str = "", y_title: str = "") -> go.Figure:
     """A 2-D scatter of labelled points, with optional faint, unlabelled points (hover names them)."""
-    fig = go.Figure()
+    traces = []
     if faint_points is not None and len(faint_points):
         fp = np.asarray(faint_points, dtype=np.float32)  # [m, 2]
-        fig.add_scatter(x=fp[:, 0], y=fp[:, 1], mode="markers", name=names[1], text=safe_labels(faint_labels),
-                        marker=dict(color=NEIGHBOUR_COLOUR, size=7), hovertemplate="%{text}<extra></extra>")
+        traces.append({"type": "scatter", "x": fp[:, 0], "y": fp[:, 1], "mode": "markers", "name": names[1],
+                       "text": safe_labels(faint_labels), "marker": {"color": NEIGHBOUR_COLOUR, "size": 7},
+                       "hovertemplate": "%{text}<extra></extra>"})
     p = np.asarray(points, dtype=np.float32)  # [n, 2]
-    fig.add_scatter(x=p[:, 0], y=p[:, 1], mode="markers+text", name=names[0], text=safe_labels(labels),
-                    textposition="top center", marker=dict(color=SERIES_COLOURS[0], size=10),
-                    hovertemplate="%{text}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10), legend=dict(orientation="h", y=1.1))
-    fig.update_yaxes(scaleanchor="x", scaleratio=1)  # equal units: distances on screen mean something
-    return fig
+    traces.append({"type": "scatter", "x": p[:, 0], "y": p[:, 1], "mode": "markers+text", "name": names[0],
+                   "text": safe_labels(labels), "textposition": "top center",
+                   "marker": {"color": SERIES_COLOURS[0], "size": 10},
+                   "hovertemplate": "%{text}<br>(%{x:.3f}, %{y:.3f})<extra></extra>"})
+    layout = {"title": {"text": title}, "xaxis": {"title": {"text": x_title}}, "margin": margin(40 if title else 10),
+              "yaxis": {"title": {"text": y_title}, "scaleanchor": "x", "scaleratio": 1},  # equal units on screen
+              "legend": {"orientation": "h", "y": 1.1}}
+    return figure(traces, layout)

@@ -5,7 +5,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..text import safe_labels
-from .heatmap import matrix
+from .base import figure, margin
+from .heatmap import parts
 
 BEFORE_COLOUR, AFTER_COLOUR = "#e69f00", "#0072b2"  # Okabe–Ito orange and blue: colour-blind-safe
 
@@ -14,40 +15,40 @@ def norm_lines(norms, stage_labels, token_labels, title: str, x_title: str = "",
     """One line per token through the stages: norms [stages, pos]."""
     norms = np.asarray(norms, dtype=np.float32)
     x = safe_labels(stage_labels)
-    fig = go.Figure([go.Scatter(x=x, y=norms[:, i], mode="lines+markers", name=label,
-                                hovertemplate=f"{label}<br>%{{x}}: %{{y:.3f}}<extra></extra>")
-                     for i, label in enumerate(safe_labels(token_labels))])
-    fig.update_layout(title=safe_labels([title])[0], xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    fig.update_xaxes(type="category", tickangle=-45)
-    return fig
+    lines = [{"type": "scatter", "x": x, "y": norms[:, i], "mode": "lines+markers", "name": label,
+              "hovertemplate": f"{label}<br>%{{x}}: %{{y:.3f}}<extra></extra>"}
+             for i, label in enumerate(safe_labels(token_labels))]
+    layout = {"title": {"text": safe_labels([title])[0]}, "margin": margin(40 if title else 10),
+              "xaxis": {"title": {"text": x_title}, "type": "category", "tickangle": -45},
+              "yaxis": {"title": {"text": y_title}}}
+    return figure(lines, layout)
 
 
 def fraction_bars(fractions, labels, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
     """One horizontal bar per token, 0..1, row 0 on top (to sit beside a heatmap of the same tokens)."""
-    fig = go.Figure(go.Bar(x=np.asarray(fractions, dtype=np.float32), y=safe_labels(labels), orientation="h",
-                           marker_color=AFTER_COLOUR, hovertemplate="%{y}: %{x:.3f}<extra></extra>"))
-    fig.update_layout(title=safe_labels([title])[0], xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    fig.update_xaxes(range=[0, 1])
-    fig.update_yaxes(type="category", autorange="reversed")
-    return fig
+    bar = {"type": "bar", "x": np.asarray(fractions, dtype=np.float32), "y": safe_labels(labels), "orientation": "h",
+           "marker": {"color": AFTER_COLOUR}, "hovertemplate": "%{y}: %{x:.3f}<extra></extra>"}
+    layout = {"title": {"text": safe_labels([title])[0]}, "margin": margin(40 if title else 10),
+              "xaxis": {"title": {"text": x_title}, "range": [0, 1]},
+              "yaxis": {"title": {"text": y_title}, "type": "category", "autorange": "reversed"}}
+    return figure([bar], layout)
 
 
 def norm_histograms(before, after, names, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
     """Two overlaid histograms of one token's vector: before and after the norm."""
-    fig = go.Figure([go.Histogram(x=np.asarray(v, dtype=np.float32), name=name, opacity=0.6, marker_color=colour,
-                                  nbinsx=40)
-                     for v, name, colour in zip((before, after), safe_labels(names), (BEFORE_COLOUR, AFTER_COLOUR))])
-    fig.update_layout(title=safe_labels([title])[0], barmode="overlay", xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    return fig
+    bars = [{"type": "histogram", "x": np.asarray(v, dtype=np.float32), "name": name, "opacity": 0.6,
+             "marker": {"color": colour}, "nbinsx": 40}
+            for v, name, colour in zip((before, after), safe_labels(names), (BEFORE_COLOUR, AFTER_COLOUR))]
+    layout = {"title": {"text": safe_labels([title])[0]}, "barmode": "overlay", "margin": margin(40 if title else 10),
+              "xaxis": {"title": {"text": x_title}}, "yaxis": {"title": {"text": y_title}}}
+    return figure(bars, layout)
 
 
 def lens_figure(probs, top_pieces, x_labels, y_labels, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
     """Logit lens: probs [layers, pos] of the final prediction, each cell labelled with that layer's top token."""
-    fig = matrix(probs, x_labels, y_labels, safe_labels([title])[0], zrange=(0, 1), x_title=x_title, y_title=y_title)
-    text = np.asarray([safe_labels(row) for row in top_pieces], dtype=object)  # [layers, pos]
-    fig.update_traces(text=text, texttemplate="%{text}",
-                      hovertemplate="%{y} · %{x}<br>%{z:.4f}<br>%{text}<extra></extra>")
-    return fig
+    trace, layout = parts(probs, x_labels, y_labels, safe_labels([title])[0], zrange=(0, 1), x_title=x_title,
+                          y_title=y_title)
+    cells = np.asarray([safe_labels(row) for row in top_pieces], dtype=object)  # [layers, pos]
+    trace.update(text=cells, texttemplate="%{text}",
+                 hovertemplate="%{y} · %{x}<br>%{z:.4f}<br>%{text}<extra></extra>")
+    return figure([trace], layout)

@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from .heatmap import matrix, safe_labels
+from .base import figure, margin
+from .heatmap import parts, safe_labels
 
 ALLOWED_COLOUR = "#2b6ca3"  # blue: may attend
 BLOCKED_COLOUR = "#d9d9d9"  # light grey: blocked, reads as "switched off" in print and on a projector
@@ -25,25 +26,23 @@ def mask_figure(mask, x_labels, y_labels, title: str, allowed: str, blocked: str
                 x_title: str = "", y_title: str = "") -> go.Figure:
     """A boolean mask [q, k] as a two-colour grid, 1 = may attend, 0 = blocked, with a two-entry legend."""
     mask = np.asarray(mask, dtype=bool)
-    fig = matrix(mask.astype(np.float32), x_labels, y_labels, safe_labels([title])[0], zrange=(0, 1),
-                 scale=[[0, BLOCKED_COLOUR], [0.5, BLOCKED_COLOUR], [0.5, ALLOWED_COLOUR], [1, ALLOWED_COLOUR]],
-                 x_title=x_title, y_title=y_title)
+    scale = [[0, BLOCKED_COLOUR], [0.5, BLOCKED_COLOUR], [0.5, ALLOWED_COLOUR], [1, ALLOWED_COLOUR]]
+    trace, layout = parts(mask.astype(np.float32), x_labels, y_labels, safe_labels([title])[0], zrange=(0, 1),
+                          scale=scale, x_title=x_title, y_title=y_title)
     words = np.where(mask, allowed, blocked).astype(object)  # [q, k]
-    fig.update_traces(customdata=words, hovertemplate="%{y} → %{x}<br>%{customdata}<extra></extra>",
-                      xgap=1, ygap=1)
-    fig.update_coloraxes(colorbar=dict(tickvals=[0.25, 0.75], ticktext=[blocked, allowed], len=0.5))
-    return fig
+    trace.update(customdata=words, hovertemplate="%{y} → %{x}<br>%{customdata}<extra></extra>", xgap=1, ygap=1)
+    layout["coloraxis"]["colorbar"] = {"tickvals": [0.25, 0.75], "ticktext": [blocked, allowed], "len": 0.5}
+    return figure([trace], layout)
 
 
 def pad_weight_bars(weights, labels, row_is_pad, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
     """Horizontal bars of the weight on padding per query row (rows of padding itself in grey), 0..1."""
     weights = np.asarray(weights, dtype=np.float32)
     colours = [BLOCKED_COLOUR if p else ALLOWED_COLOUR for p in row_is_pad]
-    fig = go.Figure(go.Bar(x=weights, y=safe_labels(labels), orientation="h", marker_color=colours,
-                           text=[f"{w:.3f}" for w in weights], textposition="outside", cliponaxis=False,
-                           hovertemplate="%{y}: %{x:.4f}<extra></extra>"))  # the numbers show a 0 bar too
-    fig.update_layout(title=safe_labels([title])[0], xaxis_title=x_title, yaxis_title=y_title,
-                      margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    fig.update_xaxes(range=[0, 1])
-    fig.update_yaxes(type="category", autorange="reversed")  # row 0 on top, as in the heatmaps
-    return fig
+    bar = {"type": "bar", "x": weights, "y": safe_labels(labels), "orientation": "h", "marker": {"color": colours},
+           "text": [f"{w:.3f}" for w in weights], "textposition": "outside", "cliponaxis": False,
+           "hovertemplate": "%{y}: %{x:.4f}<extra></extra>"}  # the numbers show a 0 bar too
+    layout = {"title": {"text": safe_labels([title])[0]}, "margin": margin(40 if title else 10),
+              "xaxis": {"title": {"text": x_title}, "range": [0, 1]},
+              "yaxis": {"title": {"text": y_title}, "type": "category", "autorange": "reversed"}}  # row 0 on top
+    return figure([bar], layout)
