@@ -4,7 +4,7 @@ from functools import partial
 import streamlit as st
 
 from viz_app import page, sidebar, state
-from viz_app.export import grid_csv, lines_csv, to_csv
+from viz_app.export import grid_csv, to_csv
 from viz_app.figures import attention as fa
 from viz_app.i18n import named, t
 from viz_app.place import explorer as place
@@ -35,26 +35,14 @@ if pooled > 1:
 page.chart(grid_fig, "explorer.grid", select=partial(sidebar.pick_head, "chart.explorer.grid", "explorer.average"),
            csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled))
 
-st.subheader(t("explorer.focus"))
-chosen = place.controls(grid.n_q, cfg.max_len)
-focus = view.focus(grid, *chosen)
-title = t(focus.title_key, layer=focus.layer, head=focus.head)
-axes = dict(x_title=t("explorer.keys"), y_title=t("explorer.queries"))
-left, right = st.columns([3, 2])
-with left:
-    head_fig = fa.head_view(focus.values, grid.k_labels, focus.rows, title, **axes)
-    page.chart(head_fig, "explorer.head", csv=partial(to_csv, focus.values, grid.k_labels, focus.rows))
-with right:
-    lines_fig = fa.lines(focus.weights, focus.kept, focus.rows, grid.k_labels, focus.start, t("explorer.lines_title"))
-    page.chart(lines_fig, "explorer.lines", partial(lines_csv, focus.weights, focus.kept, focus.rows, grid.k_labels, cells[2:]))
-st.caption(t("explorer.empty_cells"))
-
 stats = view.stats(run, grid, marks)
-stat, titles, table = place.statistics(stats)
+stat, titles, table = place.stat_choice(stats)
+stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))
+
+st.subheader(t("explorer.focus"))
+place.close_up(block, ss.get("hide_special", False), cfg.max_len, [(t("explorer.grid"), grid_fig),
+                                                                  (titles[stat], stat_fig)], table)
+place.statistics(stats, titles, table)
 with noted:
     page.show_noted()
-stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))
 page.chart(stat_fig, "explorer.stats", csv=partial(to_csv, stats.values[stat], heads, layers))
-figures = [(t("explorer.grid"), grid_fig), (title, head_fig), (t("explorer.lines_title"), lines_fig),
-           (titles[stat], stat_fig)]
-place.download(block, title, chosen, figures, table)

@@ -35,10 +35,7 @@ place.hidden(view.hidden(run, stack, layer, cfg.activation), stream.labels, cfg.
 
 st.subheader(t("ffn_norm.hist", layer=layer))
 st.write(t(f"ffn_norm.hist.about.{cfg.norm_placement}", d=cfg.d_model))
-token = state.setting("ffn_norm.token", 0, state.parse_int, range(len(stream.labels)).__contains__)
-page.show_noted()  # a link's token, read only now that the sentence's length is known
-st.selectbox(t("ffn_norm.token"), range(len(stream.labels)), key="ffn_norm.token", format_func=stream.labels.__getitem__)
-place.norm(view.norm(run, stack, layer, token, cfg), stream.labels[token], cfg.norm)
+place.token_norm(stack, layer, cfg, tuple(stream.labels))
 
 st.subheader(t("ffn_norm.lens"))
 if not cfg.has_decoder:

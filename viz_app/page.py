@@ -49,6 +49,16 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
     return result
 
 
+def cached_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
+    """In a fragment: the run the page's full run drew from, without saying its notices again.
+
+    Fragments take settings, never a run, as their arguments: Streamlit keeps a fragment's arguments for
+    the session, and a kept run would outlive the shared cache's bound (loaders.RUN_BYTES).
+    """
+    ss = st.session_state
+    return loaders.run(ss["model"], ss["src"], ss.get("tgt", ""), scale, pad_mask)
+
+
 def layer(n_layers: int, note: str) -> int:
     """The sidebar's layer within a stack of n_layers; a clipped one is said with the i18n key `note` (n, layer)."""
     chosen = min(st.session_state["layer"], n_layers - 1)

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from functools import partial
 
-
 import pandas as pd
 import streamlit as st
 
-from .. import state
-from ..export import page_html
+from .. import page, sidebar, state
+from ..export import lines_csv, page_html, to_csv
+from ..figures import attention as fa
 from ..i18n import lang, t
 from ..views import explorer as view
 
@@ -55,15 +55,20 @@ def controls(n_q: int, max_len: int) -> tuple[bool, int, float, tuple[int, int]]
     return average, top_k, threshold, tuple(window)
 
 
-def statistics(stats: view.Stats) -> tuple[str, dict, pd.DataFrame]:
-    """The statistics table, what stands out, and the statistic to map: (statistic, {statistic: title}, table)."""
+def stat_choice(stats: view.Stats) -> tuple[str, dict, pd.DataFrame]:
+    """The statistic to map (the picker is drawn later, by `statistics`), every statistic's title, and the table."""
+    titles = {s: t(key) for s, key in stats.label_keys.items()}
+    table = pd.DataFrame({t("sidebar.layer"): stats.layer, t("sidebar.head"): stats.head,
+                          **{titles[s]: stats.column(s) for s in stats.values}})
+    return state.setting("explorer.stat", stats.default, str, stats.values.__contains__), titles, table
+
+
+def statistics(stats: view.Stats, titles: dict, table: pd.DataFrame) -> None:
+    """The statistics table, what stands out, and the picker of the statistic to map."""
     st.subheader(t("explorer.stats"))
     st.write(t("explorer.stats.intro"))
     st.latex(r"H=-\sum_j A_{ij}\log A_{ij},\quad D=\sum_j A_{ij}\,|i-j|,"
              r"\quad S=\sum_{j\,\mathrm{special}} A_{ij},\quad P=A_{i,i-1}")
-    titles = {s: t(key) for s, key in stats.label_keys.items()}
-    table = pd.DataFrame({t("sidebar.layer"): stats.layer, t("sidebar.head"): stats.head,
-                          **{titles[s]: stats.column(s) for s in stats.values}})
     st.dataframe(table, hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in titles.values()})
     peaks = [f"{titles[s]}: " + ", ".join(t("explorer.top_head", layer=l, head=h, value=v) for l, h, v in top)
@@ -72,9 +77,31 @@ def statistics(stats: view.Stats) -> tuple[str, dict, pd.DataFrame]:
     found = ", ".join(stats.special)
     st.caption(t("explorer.special", tokens=found) if found else t("explorer.special.none"))
     st.caption(t("explorer.stats.cross" if stats.cross else "explorer.stats.self"))
-    state.setting("explorer.stat", stats.default, str, stats.values.__contains__)
-    stat = st.selectbox(t("explorer.stat"), list(stats.values), key="explorer.stat", format_func=titles.get)
-    return stat, titles, table
+    st.selectbox(t("explorer.stat"), list(stats.values), key="explorer.stat", format_func=titles.get)
+
+
+@st.fragment
+def close_up(block: str, hide: bool, max_len: int, figures, table: pd.DataFrame) -> None:
+    """One head (or the mean) up close with its lines, and the page's HTML export: a fragment, so its own
+    controls (mean, top-k, threshold, rows) rerun only this part. `figures` are the grid's and the statistics
+    map's [(heading, figure)], made by the page's full run; the run is read again from the shared cache."""
+    ss, run = st.session_state, page.cached_run()
+    grid = view.grid(run, block, sidebar.marks(page.loaded().tokenizers, run), hide, ss["layer"], ss["head"])
+    chosen = controls(grid.n_q, max_len)
+    focus = view.focus(grid, *chosen)
+    title = t(focus.title_key, layer=focus.layer, head=focus.head)
+    axes = dict(x_title=t("explorer.keys"), y_title=t("explorer.queries"))
+    left, right = st.columns([3, 2])
+    with left:
+        head_fig = fa.head_view(focus.values, grid.k_labels, focus.rows, title, **axes)
+        page.chart(head_fig, "explorer.head", csv=partial(to_csv, focus.values, grid.k_labels, focus.rows))
+    with right:
+        lines_fig = fa.lines(focus.weights, focus.kept, focus.rows, grid.k_labels, focus.start, t("explorer.lines_title"))
+        page.chart(lines_fig, "explorer.lines",
+                   partial(lines_csv, focus.weights, focus.kept, focus.rows, grid.k_labels, names(grid)[2][2:]))
+    st.caption(t("explorer.empty_cells"))
+    shown = [figures[0], (title, head_fig), (t("explorer.lines_title"), lines_fig), *figures[1:]]
+    download(block, title, chosen, shown, table)
 
 
 def download(block: str, title: str, chosen, figures, table: pd.DataFrame) -> None:

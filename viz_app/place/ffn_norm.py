@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from .. import page
+from .. import page, state
 from ..export import to_csv
 from ..figures import layers as figs
 from ..figures.heatmap import matrix
@@ -29,6 +29,16 @@ def hidden(h: view.Hidden, labels, activation: str) -> None:
     with right:
         page.chart(figs.fraction_bars(h.inactive, labels, t(f"ffn_norm.inactive.{activation}"), t("ffn_norm.share")),
                    "ffn_norm.inactive", partial(to_csv, h.inactive[:, None], [t("ffn_norm.share")], labels))
+
+
+@st.fragment
+def token_norm(stack: str, layer: int, cfg, labels: tuple[str, ...]) -> None:
+    """The token picker and what the norm does to that token's vector: a fragment, so picking another token
+    reruns only this part of the page."""
+    token = state.setting("ffn_norm.token", 0, state.parse_int, range(len(labels)).__contains__)
+    page.show_noted()  # a link's token, read only now that the sentence's length is known
+    st.selectbox(t("ffn_norm.token"), range(len(labels)), key="ffn_norm.token", format_func=labels.__getitem__)
+    norm(view.norm(page.cached_run(), stack, layer, token, cfg), labels[token], cfg.norm)
 
 
 def norm(n: view.Norm, token: str, kind: str) -> None:

@@ -10,12 +10,50 @@ import math
 
 import streamlit as st
 
-from .. import loaders, page
+from .. import loaders, page, state
 from ..export import to_csv
 from ..figures.heatmap import matrix
-from ..figures.positional import CYCLIC_SCALE, head_grid
+from ..figures.positional import CYCLIC_SCALE, curves, head_grid
 from ..i18n import t
 from ..views import positional as views
+
+
+def _lab_settings() -> tuple[int, int, int]:
+    """The lab's d_model, length and base (from the link the first time), and its dimensions made to fit d_model."""
+    d_model = state.setting("positional.d_model", 128, state.parse_int, views.D_MODELS.__contains__, say_stale=True)
+    length = state.setting("positional.length", 100, state.parse_int, views.LENGTHS.__contains__, say_stale=True)
+    base = state.setting("positional.base", 10000, state.parse_int, views.BASES.__contains__, say_stale=True)
+    dims = state.synced("positional.dims", views.DIMS, views.parse_dims, partial(views.dims_within, d_model))
+    st.session_state["positional.dims"] = views.usable_dims(dims, d_model)  # the choice shrinks with d_model
+    state.publish("positional.dims")
+    page.show_noted()
+    return d_model, length, base
+
+
+@st.fragment
+def lab(cfg) -> None:
+    """The sinusoid lab and the model's own encoding over the lab's length: a fragment, so its sliders rerun
+    only this part of the page (the sentence's section below stays as it is)."""
+    d_model, length, base = _lab_settings()
+    st.header(t("positional.lab"))
+    c1, c2, c3 = st.columns(3)
+    c1.slider(t("positional.d_model"), 16, 512, step=16, key="positional.d_model")
+    c2.slider(t("positional.length"), 8, 512, key="positional.length")
+    c3.select_slider(t("positional.base"), views.BASES, key="positional.base", help=t("positional.base.help"))
+    dim_names = [t("positional.dim_name", d=d, kind=t(f"positional.{kind}"))
+                 for d, kind in enumerate(views.dim_kinds(d_model))]
+    dims = st.multiselect(t("positional.dims"), range(d_model), key="positional.dims", format_func=dim_names.__getitem__)
+    lab = views.lab(loaders.sinusoid(length, d_model, base), dims)
+    names = [dim_names[d] for d in lab.dims]
+    if names:
+        page.chart(curves(lab.table, lab.dims, names, t("positional.curves"), t("positional.axis.pos"),
+                          t("positional.axis.value")), "positional.curves", partial(to_csv, lab.columns, names))
+    else:
+        st.info(t("positional.curves.none"))
+    pair(lab.table, lab.similarity, "positional", (t("positional.heatmap"), t("positional.similarity")))
+    st.caption(t("positional.heatmap.caption"))
+    st.caption(t("positional.similarity.caption", norm=lab.norm, scale=lab.pairs))
+    model_section(cfg, length)
 
 
 def pair(table, sim, name: str, titles) -> None:

@@ -1,0 +1,75 @@
+"""A control inside a fragment reruns only its part of the page: the server sends only that part's elements,
+and every other chart keeps the very data it had (plotly's graph div is not even touched)."""
+import base64
+
+import pytest
+
+from tests.e2e.conftest import wait_idle
+from viz_app.i18n import text
+
+# page, the control's label, the charts the control redraws, charts elsewhere on the page
+CASES = [
+    ("ffn_norm", "ffn_norm.token", {"ffn_norm.hist"}, {"ffn_norm.stream", "ffn_norm.hidden", "ffn_norm.lens"}),
+    ("explorer", "explorer.average", {"explorer.head", "explorer.lines"}, {"explorer.grid", "explorer.stats"}),
+    ("positional", "positional.base", {"positional.curves", "positional.table", "positional.similarity"},
+     {"positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out"}),
+]
+
+MARK = """(names) => names.map(name => {
+    const plot = document.querySelector(`.st-key-chart-${name.replaceAll(".", "-")} .js-plotly-plot`);
+    if (!plot) return null;
+    plot.__untouched = true;  // a redraw with new data replaces .data; this mark tells whether the div was kept
+    return JSON.stringify(plot.data.map(t => [t.x, t.y, t.z].map(v => v && ArrayBuffer.isView(v) ? Array.from(v) : v)));
+})"""
+STILL = """(names) => names.map(name => {
+    const plot = document.querySelector(`.st-key-chart-${name.replaceAll(".", "-")} .js-plotly-plot`);
+    return plot ? [plot.__untouched === true,
+                   JSON.stringify(plot.data.map(t => [t.x, t.y, t.z].map(v => v && ArrayBuffer.isView(v) ? Array.from(v) : v)))]
+                : null;
+})"""
+
+
+def payload(frame: dict) -> bytes:
+    """A websocket frame's bytes (the protocol hands binary frames over in base64)."""
+    return base64.b64decode(frame["payloadData"]) if frame["opcode"] == 2 else frame["payloadData"].encode()
+
+
+def change(page, label: str) -> None:
+    """Change the main-area control `label`: the next option of a selectbox, the other state of a checkbox,
+    one step of a slider."""
+    main = page.locator('[data-testid="stMain"]')
+    box = main.get_by_label(label, exact=True).first
+    kind = box.get_attribute("role") or box.evaluate("e => e.tagName.toLowerCase() + ':' + (e.type || '')")
+    if kind == "slider":
+        box.focus()
+        page.keyboard.press("ArrowRight")
+    elif kind == "input:checkbox" or kind == "checkbox":
+        main.get_by_text(label, exact=True).first.click()
+    else:
+        box.click()
+        page.keyboard.press("ArrowDown")
+        page.keyboard.press("Enter")
+
+
+@pytest.mark.parametrize("path, control, redrawn, others", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_a_fragment_control_resends_only_its_part(open_page, path, control, redrawn, others):
+    page, _ = open_page(path)
+    wait_idle(page, charts=1)
+    names = sorted(redrawn | others)
+    before = dict(zip(names, page.evaluate(MARK, names)))
+    assert all(before.values()), f"charts not found: {[n for n, v in before.items() if v is None]}"
+    frames = []  # what the server sends from now on (the socket was opened before: listen through the protocol)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on("Network.webSocketFrameReceived", lambda e: frames.append(payload(e["response"])))
+    change(page, text(control, "en"))
+    page.wait_for_timeout(500)
+    wait_idle(page, charts=1)
+    after = dict(zip(names, page.evaluate(STILL, names)))
+    changed = {n for n in names if after[n][1] != before[n]}
+    assert changed and changed <= redrawn, changed  # the control changed its charts' data and no other's
+    sent = b" ".join(frames)
+    assert frames, "no message came back"
+    for name in others:
+        assert after[name][0], f"{name} was redrawn"
+        assert f"chart.{name}".encode() not in sent, f"{name} was sent again"
