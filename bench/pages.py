@@ -7,6 +7,7 @@ import time
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from viz_app import loaders
 from viz_app.registry import PAGES
 
 from .core import ROOT, load
@@ -47,6 +48,7 @@ def bench_page(path: str, sentence: str, model: str = "translate-en-fr", repeats
     for _ in range(repeats):
         st.cache_data.clear()
         st.cache_resource.clear()
+        loaders.run.clear()  # the traced runs' own shared cache
         at = AppTest.from_file(APP, default_timeout=180)
         at.session_state["model"] = model
         at.session_state["src"] = sentence

@@ -81,9 +81,11 @@ def page_html(title: str, settings, figures, tables=(), lang: str = "en", note: 
         parts.append(f"<p>{html.escape(note)}</p>")
     for i, (heading, fig) in enumerate(figures):
         parts.append(f"<h2>{html.escape(heading)}</h2>")
-        # plotly.js once, inside the first figure's div, so the file needs nothing from outside
-        parts.append(go.Figure(fig).to_html(full_html=False, include_plotlyjs=i == 0, include_mathjax=False,
-                                            config={"displaylogo": False}))
+        # plotly.js once, inside the first figure's div, so the file needs nothing from outside; plotly's own
+        # template, as the app draws charts in Streamlit's theme and figures carry none (figures/base.py)
+        shown = go.Figure(fig).update_layout(template="plotly")
+        parts.append(shown.to_html(full_html=False, include_plotlyjs=i == 0, include_mathjax=False,
+                                   config={"displaylogo": False}))
     for heading, header, rows in tables:
         parts.append(f"<h2>{html.escape(heading)}</h2>{_table(header, rows)}")
     return (f'<!DOCTYPE html>\n<html lang="{html.escape(lang)}"><head><meta charset="utf-8">'
