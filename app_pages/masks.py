@@ -1,10 +1,12 @@
 """Masks: a padded batch, its padding / causal / combined masks, scores masked, and the weight leaking onto <pad>."""
+from functools import partial
+
 import streamlit as st
 
 from viz_app import page
 from viz_app.export import to_csv
 from viz_app.figures.heatmap import matrix
-from viz_app.figures.masks import mask_figure, pad_weight_bars
+from viz_app.figures.masks import mask_figure
 from viz_app.i18n import t
 from viz_app.place import masks as place
 from viz_app.views import masks as view
@@ -27,7 +29,7 @@ st.write(t("masks.masks.about") + (" " + t("masks.off") if no_pad else ""))
 for column, (name, mask) in zip(st.columns(len(one.masks)), one.masks):
     with column:
         page.chart(mask_figure(mask, k, q, t(f"masks.kind.{name}"), t("masks.allowed"), t("masks.blocked"), **axes),
-                   f"masks.mask.{name}", to_csv(mask, k, q))
+                   f"masks.mask.{name}", partial(to_csv, mask, k, q))
 if view.padding_note(block):
     st.caption(t(view.padding_note(block)))
 st.info(t("masks.fill"))
@@ -38,7 +40,7 @@ if one.layer != st.session_state["layer"]:
 for column, (values, name) in zip(st.columns(2), [(one.before, "before"), (one.after, "after")]):
     with column:
         page.chart(matrix(values, k, q, t(f"masks.scores.{name}"), one.score_range, **axes), f"masks.scores.{name}",
-                   to_csv(values, k, q))
+                   partial(to_csv, values, k, q))
 st.caption(t("masks.scores.about"))
 
 st.subheader(t("masks.leak"))
@@ -46,15 +48,7 @@ st.write(t("masks.leak.about"))
 left, right = st.columns(2)
 with left:
     page.chart(matrix(one.pattern, k, q, t("masks.scores.pattern"), (0, 1), **axes), "masks.scores.pattern",
-               to_csv(one.pattern, k, q))
-if one.leak is None:
-    right.info(t("masks.leak.no_pad"))
-else:
-    with right:
-        title, axis = t("masks.leak.chart", layer=one.layer, head=one.head), t("masks.leak.axis")
-        page.chart(pad_weight_bars(one.leak, q, one.query_pad, title, axis, t("masks.query")), "masks.leak",
-                   to_csv(one.leak_column, [axis], q))
-    st.write(t("masks.leak.max", real=one.leak_real, all=one.leak_all))
-    if one.causal:
-        st.caption(t("masks.leak.causal"))
+               partial(to_csv, one.pattern, k, q))
+with right:
+    place.leak(one)
 place.invariance(lines, batch)

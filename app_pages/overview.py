@@ -1,4 +1,6 @@
 """Overview: the sentence in, the model's output, and the model drawn with its shapes."""
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -27,7 +29,7 @@ if cfg.architecture == "encoder":
     with right:
         st.caption(t("overview.embedding", d=cfg.d_model))
         page.chart(matrix(row, None, [""], t("overview.embedding.title"), x_title=t("overview.embedding.dim")),
-                   "overview.embedding", to_csv(row, None, [""]))
+                   "overview.embedding", partial(to_csv, row, None, [""]))
 else:
     right.text(run.output)
 

@@ -30,28 +30,29 @@ pick_block.selectbox(t("self_attention.kind"), blocks.blocks(cfg), key="self_att
                      format_func=named("self_attention.kind"))
 pick_scale.toggle(t("self_attention.unscaled"), key="self_attention.unscaled", help=t("self_attention.unscaled.help"))
 layer, head = page.layer(run.trace.n_layers(block.stack), "self_attention.layer_clipped"), ss["head"]
-hs = view.head_steps(run.trace, loaders.block_weights(run.model, block.block, layer, head), cfg, block.block,
-                     layer, head, run.src_labels, run.tgt_labels, scale=not unscaled)
-
-query = state.setting("self_attention.query", 0, state.parse_int, range(len(hs.q_labels)).__contains__)
+q_labels = view.query_labels(block.block, run.src_labels, run.tgt_labels)
+query = state.setting("self_attention.query", 0, state.parse_int, range(len(q_labels)).__contains__)
 page.show_noted()  # a link's query, read only now that the number of queries is known
-pick_query.selectbox(t("self_attention.query"), range(len(hs.q_labels)), key="self_attention.query",
-                     format_func=hs.q_labels.__getitem__)
+pick_query.selectbox(t("self_attention.query"), range(len(q_labels)), key="self_attention.query",
+                     format_func=q_labels.__getitem__)
+hs = view.head_steps(run.trace, loaders.block_weights(run.model, block.block, layer, head), cfg, block.block,
+                     layer, head, run.src_labels, run.tgt_labels, scale=not unscaled, query=query)
 st.caption(" ".join([t("self_attention.where", layer=layer, head=head, block=t(f"self_attention.kind.{block.block}"))]
                     + [t(f"self_attention.{note}") for note in view.notes(cfg, block.kind)]))
+place.window(hs, len(q_labels), len(run.src_labels if block.kind == "cross_attn" else q_labels))
 
 for section, group in hs.sections:
     st.subheader(t(f"self_attention.section.{section}"))
     columns = st.columns(len(group) + (section == "softmax"))  # the query's row goes beside the weights
     for column, s in zip(columns, group):
         with column:
-            place.stage(s, query)
+            place.stage(s, hs.query)
     if section == "softmax":
         names = [t(f"self_attention.row.{n}") for n in ("scores", "scaled_off" if unscaled else "scaled", "weights")]
-        rows = view.query_rows(hs, query)
+        rows = view.query_rows(hs)
         with columns[1]:
-            page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=hs.q_labels[query]),
+            page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=q_labels[query]),
                                       t("self_attention.axis.key")), "self_attention.row", csv=partial(to_csv, rows, hs.k_labels, names))
 if unscaled:  # the model as trained beside the run without the division, for the same query
     trained = loaders.run(run.model, ss["src"], ss.get("tgt", ""), True, True).trace
-    place.saturation(view.saturation(trained, hs, block.block, layer, head, query), cfg.d_head, hs, query)
+    place.saturation(view.saturation(trained, hs, block.block, layer, head), cfg.d_head, hs)

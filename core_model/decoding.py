@@ -21,7 +21,7 @@ import torch
 from .model import KVCache, Transformer
 from .trace import Trace, name_filter, recording
 
-DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's cfg.max_len
+DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's positions (cfg.positions)
 # A step keeps only what its record shows, each layer's attention weights: the rest of the step's
 # values are freed as the step goes, and the output probabilities are not computed for a trace.
 STEP_NAMES = name_filter("decoder.layers.*.pattern")
@@ -123,9 +123,9 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
     else:
         start = (cfg.bos_id, *src)  # a decoder-only model continues its prompt
     # Keep the whole output (prefix + last token) within the positions the model knows.
-    budget = min(max_len, cfg.max_len - len(start))
+    budget = min(max_len, cfg.positions - len(start))
     if budget < 1:
-        raise ValueError(f"the prompt of {len(src)} tokens leaves no room below the model's maximum length of {cfg.max_len}.")
+        raise ValueError(f"the prompt of {len(src)} tokens leaves no room below the model's {cfg.positions} positions.")
     deadline = float("inf") if seconds is None else time.monotonic() + seconds
     return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline)
 

@@ -92,6 +92,15 @@ def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     return Prepared(tuple(ids), tuple(notices))
 
 
+def readable(cfg) -> int:
+    """How many tokens of text a model reads: its positions (lm-en: 2,048, past the 512 it was trained on, as
+    ALiBi has no table), one less for the <s> a decoder reads first, and room for a decoder-only model to
+    continue by LM_NEW_TOKENS (a small one: by at most half its positions)."""
+    if cfg.architecture == "decoder":
+        return max(cfg.positions - 1 - LM_NEW_TOKENS, (cfg.positions - 1) // 2)
+    return cfg.positions - 1 if cfg.has_decoder else cfg.positions
+
+
 @dataclass(frozen=True)
 class Run:
     """One traced forward pass and what the pages need to label it."""
@@ -113,14 +122,19 @@ RUN_BYTES = 512 * 2**20
 
 
 @shared_cache(max_entries=16, max_bytes=RUN_BYTES, size=lambda r: r.trace.nbytes)
-def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Run:
-    """Trace `name` on the text; without a target, the decoder reads the model's own output."""
+def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True,
+        limit: int = 0) -> Run:
+    """Trace `name` on the text; without a target, the decoder reads the model's own output.
+
+    `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can.
+    """
     loaded = load_model(name)
     cfg = loaded.config
     side = "src" if cfg.has_encoder else "tgt"
-    limit = cfg.max_len - 1 if cfg.has_decoder else cfg.max_len  # room for <s>
+    limit = min(limit, readable(cfg)) if limit > 0 else readable(cfg)
     prepared = prepare(loaded.tokenizers[side], src_text, limit)
-    notices = list(prepared.notices)
+    cut = "input.batch_cut" if limit < readable(cfg) else "input.truncated"  # the masks page's own bound, or the model's
+    notices = [(cut if key == "input.truncated" else key, fields) for key, fields in prepared.notices]
     src_ids, tgt_ids, output = prepared.ids, (), ""
     if cfg.has_decoder:
         try:  # the same greedy output the decoding page steps through
@@ -128,7 +142,7 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
         except ValueError:  # an empty source, or a prompt that leaves no room to continue
             generated = ()
             if not cfg.has_encoder:
-                notices.append(("input.no_room", {"max_len": cfg.max_len}))
+                notices.append(("input.no_room", {"max_len": cfg.positions}))
         output = loaded.tokenizers["tgt"].decode(list(generated))
     if cfg.architecture == "decoder":
         tgt_ids, src_ids = (cfg.bos_id, *prepared.ids), ()
@@ -176,7 +190,7 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     if not decoding_applies(cfg.architecture):
         raise ValueError("an encoder-only model has no decoder, so it cannot generate tokens.")
     side = "src" if cfg.has_encoder else "tgt"
-    limit = cfg.max_len - 1  # room for <s>, as in `run`
+    limit = readable(cfg)
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
     max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else LM_NEW_TOKENS
     common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
@@ -192,15 +206,18 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
 
 # ----- masks page: several sentences padded into one batch (helpers in batch.py) ------------
 
+BATCH_TOKENS = 64  # tokens of each line the masks page batches: masks read at a glance, and a batch stays small
+
+
 @st.cache_data(max_entries=16, max_size="128MB", show_spinner=False)
 def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -> Batch:
-    """Pad the sentences to the longest and trace them in one batched forward pass."""
+    """Pad the sentences (each cut to BATCH_TOKENS) to the longest and trace them in one batched forward pass."""
     loaded = load_model(name)
     cfg = loaded.config
     alone = []  # each sentence by itself, with the padding mask
     for line, sentence in enumerate(sentences, 1):
         try:
-            alone.append(run(name, sentence))
+            alone.append(run(name, sentence, limit=BATCH_TOKENS if readable(cfg) > BATCH_TOKENS else 0))
         except ValueError as e:  # nothing left to read once unusable characters are removed
             raise SentenceError(line) from e
     src = pad_rows([r.src_ids for r in alone], cfg.pad_id) if cfg.has_encoder else np.zeros((len(alone), 0), np.int64)

@@ -135,7 +135,7 @@ def test_the_longest_text_that_fits_is_shown_whole_and_one_token_more_is_cut_and
     loaded = loaders.load_model(model)
     cfg = loaded.config
     tokenizer = loaded.tokenizers["src" if cfg.has_encoder else "tgt"]
-    limit = cfg.max_len - 1 if cfg.has_decoder else cfg.max_len  # a decoder reads <s> first: one position less
+    limit = loaders.readable(cfg)  # a decoder reads <s> first; a decoder-only model keeps room to continue
     word = next(w for w in sidebar.EXAMPLES[model].split() if len(tokenizer.encode(w)) == 1)
     for n in (limit, limit + 1):
         typed = " ".join([word] * n)
@@ -146,14 +146,16 @@ def test_the_longest_text_that_fits_is_shown_whole_and_one_token_more_is_cut_and
         assert rows == limit
         messages = page_messages(at)
         assert (text("input.truncated", "en", n=n, keep=limit) in messages) == (n > limit)
-        if not cfg.has_encoder:  # a prompt that fills the model leaves no room to continue it
-            assert text("input.no_room", "en", max_len=cfg.max_len) in messages
+        if not cfg.has_encoder:  # the longest prompt still leaves the model room to continue it
+            assert limit == cfg.positions - 1 - loaders.LM_NEW_TOKENS
+            assert text("input.no_room", "en", max_len=cfg.positions) not in messages
+            assert loaders.run(model, typed).output
 
 
 def test_a_100k_character_sentence_is_cut_to_the_model_and_says_by_how_much():
     tokenizer = loaders.load_model(loaders.DEFAULT_MODEL).tokenizers["src"]
     n = len(tokenizer.encode(CASES["huge"]))
-    keep = loaders.load_model(loaders.DEFAULT_MODEL).config.max_len - 1
+    keep = loaders.readable(loaders.load_model(loaders.DEFAULT_MODEL).config)
     at = open_page("tokens", src=CASES["huge"])
     assert_clean(at)
     assert text("input.truncated", "en", n=n, keep=keep) in page_messages(at)

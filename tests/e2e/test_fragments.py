@@ -35,8 +35,8 @@ def payload(frame: dict) -> bytes:
 
 
 def change(page, label: str) -> None:
-    """Change the main-area control `label`: the next option of a selectbox, the other state of a checkbox,
-    one step of a slider."""
+    """Change the main-area control `label`: the next option of a selectbox (a select slider's label names its
+    group, which takes the same path: a click on it moves the thumb), the other state of a checkbox."""
     main = page.locator('[data-testid="stMain"]')
     box = main.get_by_label(label, exact=True).first
     kind = box.get_attribute("role") or box.evaluate("e => e.tagName.toLowerCase() + ':' + (e.type || '')")

@@ -198,3 +198,21 @@ def test_pool_max_and_grid_block():
     np.testing.assert_array_equal(fa.pool_max(w, 1), w)
     assert fa.grid_block(12, 250, 250) == 3  # 100 000 // 12 = 8333 cells a head: √(62 500 / 8333) → 3
     assert fa.grid_block(1, 10, 10) == 1
+
+
+def test_a_long_matrix_is_drawn_with_its_rows_averaged_in_labelled_blocks():
+    from viz_app.figures import heatmap
+
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(2048, 256)).astype(np.float32)
+    z[2, 3] = -np.inf
+    labels = [f"{i}·t" for i in range(2048)]
+    fig = spec(heatmap.matrix(z, None, labels, "t"))
+    drawn, y = decode(fig["data"][0]["z"]), fig["data"][0]["y"]
+    block = -(-z.size // heatmap.MAX_CELLS)
+    assert drawn.shape == (-(-2048 // block), 256) and drawn.size <= heatmap.MAX_CELLS
+    np.testing.assert_allclose(drawn[1], z[block:2 * block].mean(0), rtol=1e-6)  # each row: the mean of its block
+    assert np.isnan(drawn[0, 3])  # a block holding a blocked (-inf) cell shows it blocked (empty)
+    assert y[1] == f"{block}·t … {2 * block - 1}·t" and y[-1].endswith("2047·t")
+    small = spec(heatmap.matrix(z[:64], None, labels[:64], "t"))
+    np.testing.assert_array_equal(decode(small["data"][0]["z"])[10], z[10])  # short: every row as it is

@@ -49,7 +49,9 @@ def test_head_steps_pick_the_head_and_the_layer_input():
     np.testing.assert_array_equal(s["mask"].values, [[1, 0], [1, 1]])
     assert s["concat"].columns == (2, 4) and s["q"].values[0, 0] == 1.0 and s["z"].values[0, 0] == 6.0
     assert hs.q_labels == hs.k_labels == ("0·<s>", "1·le") and s["pattern"].zrange == (0, 1)
-    np.testing.assert_array_equal(view.query_rows(hs, 1), [[4.0, 4.0], [1.0, 1.0], [0.5, 0.5]])
+    chosen = view.head_steps(trace(), WEIGHTS, CFG, "decoder.self_attn", 0, 1, (), ("0·<s>", "1·le"), query=1)
+    np.testing.assert_array_equal(view.query_rows(chosen), [[4.0, 4.0], [1.0, 1.0], [0.5, 0.5]])
+    assert (chosen.query, chosen.outside) == (1, 0.0)  # a short text: every query and key shown
 
 
 def test_pre_norm_block_reads_norm1():
@@ -59,9 +61,9 @@ def test_pre_norm_block_reads_norm1():
 
 
 def test_saturation_compares_the_trained_weights_with_the_unscaled_run():
-    unscaled = view.head_steps(trace(), WEIGHTS, CFG, "decoder.self_attn", 0, 0, (), ("a", "b"))
+    unscaled = view.head_steps(trace(), WEIGHTS, CFG, "decoder.self_attn", 0, 0, (), ("a", "b"), query=1)
     trained = FakeTrace(attn("decoder.layers.0.self_attn", 2, 2, [[[[1.0, 0.0], [0.5, 0.5]]] * 2]))
-    sat = view.saturation(trained, unscaled, "decoder.self_attn", 0, 0, 1)
+    sat = view.saturation(trained, unscaled, "decoder.self_attn", 0, 0)
     np.testing.assert_array_equal(sat.weights, [[0.5, 0.5], [0.25, 0.75]])
     assert sat.entropy[0] == pytest.approx(1.0) and sat.peak == (0.5, 0.75)
 
@@ -83,3 +85,29 @@ def test_worked_tables_hold_the_defaults_and_the_typed_words():
     np.testing.assert_array_equal(values, worked.WORKED["X"])
     assert (missing, clamped) == (0, 0)
     np.testing.assert_array_equal(worked.weight_table("W_Q").to_numpy(), worked.WORKED["W_Q"])
+
+
+@pytest.mark.parametrize("n_q, n_k, query, causal, queries, keys", [
+    (10, 10, 3, True, (0, 10), (0, 10)),  # a short text: everything
+    (2048, 2048, 1000, True, (968, 1032), (968, 1032)),  # causal: the keys up to the last shown query
+    (2048, 2048, 5, True, (0, 64), (0, 64)),
+    (2048, 2048, 2047, False, (1984, 2048), (1984, 2048)),
+    (100, 400, 50, False, (18, 82), (168, 232)),  # cross: keys around the query's place in the other sentence
+])
+def test_a_long_text_shows_a_window_around_the_chosen_query(n_q, n_k, query, causal, queries, keys):
+    qs, ks = view.span(n_q, n_k, query, causal)
+    assert (qs.start, qs.stop) == queries and (ks.start, ks.stop) == keys and qs.start <= query < qs.stop
+
+
+def test_the_window_holds_the_traces_values_and_says_the_weight_left_out():
+    from tests.viz.fake import softmax_rows
+    n, head = 200, 1
+    pattern = softmax_rows((1, 2, n, n), causal=True)
+    t = FakeTrace({"decoder.layers.0.resid_pre": np.zeros((1, n, 4)), **attn("decoder.layers.0.self_attn", n, n, pattern)})
+    labels = tuple(f"{i}·w" for i in range(n))
+    hs = view.head_steps(t, WEIGHTS, CFG, "decoder.self_attn", 0, head, (), labels, query=150)
+    assert (hs.queries, hs.keys, hs.query) == (slice(118, 182), slice(118, 182), 32)
+    s = {step.name: step for _, group in hs.sections for step in group}
+    np.testing.assert_array_equal(s["pattern"].values, pattern[0, head, 118:182, 118:182])
+    assert s["pattern"].y_labels == labels[118:182] and s["pattern"].x_labels == labels[118:182]
+    assert hs.outside == pytest.approx(pattern[0, head, 150, :118].sum(), abs=1e-6) and hs.outside > 0

@@ -118,31 +118,33 @@ def head_view(values, x_labels, y_labels, title: str, **axes) -> go.Figure:
     return figure(traces, layout)
 
 
-def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", min_weight: float = 0.01) -> go.Figure:
+def lines(weights, kept, q_labels, k_labels, q_start: int = 0, title: str = "", min_weight: float = 0.01,
+          k_start: int = 0) -> go.Figure:
     """BertViz-style lines from query tokens (left) to key tokens (right); opacity and width follow the weight.
 
-    Rows are queries q_start.. of the sentence; tokens sit at their positions, so a line between the
-    same position on both sides is flat. Only keys between the first and last one reached are listed.
+    Rows are queries q_start.. of the sentence and columns keys k_start..; tokens sit at their positions, so a
+    line between the same position on both sides is flat. Only keys between the first and last one reached are
+    listed.
     """
     w = np.asarray(weights, dtype=np.float32)  # [q, k]
     draw = np.asarray(kept, bool) & (w >= min_weight)
     qi, kj = np.nonzero(draw)
     q_pos = np.arange(w.shape[0]) + q_start
-    ends = np.concatenate([q_pos, kj])
+    ends = np.concatenate([q_pos, kj + k_start])
     top, bottom = int(ends.min()), int(ends.max())  # positions on screen; keys listed only where they exist
-    keys = np.arange(top, min(bottom, len(k_labels) - 1) + 1)
+    keys = np.arange(max(top, k_start), min(bottom, k_start + len(k_labels) - 1) + 1)
     traces = []
     bucket = np.ceil(w[qi, kj] * LINE_BUCKETS).astype(int)  # 1..LINE_BUCKETS
     for b in range(1, LINE_BUCKETS + 1):
         sel = bucket == b
         if not sel.any():
             continue
-        ys = np.stack([-(qi[sel] + q_start), -kj[sel], np.full(sel.sum(), np.nan)], axis=1).ravel()
+        ys = np.stack([-(qi[sel] + q_start), -(kj[sel] + k_start), np.full(sel.sum(), np.nan)], axis=1).ravel()
         xs = np.tile(np.array([0.0, 1.0, np.nan]), sel.sum())
         traces.append({"type": "scatter", "x": xs.astype(np.float32), "y": ys.astype(np.float32), "mode": "lines",
                        "hoverinfo": "skip", "line": {"color": LINE_COLOR, "width": 0.5 + 3 * b / LINE_BUCKETS},
                        "opacity": b / LINE_BUCKETS, "showlegend": False})
-    left, right = safe_labels(q_labels), safe_labels([k_labels[j] for j in keys])
+    left, right = safe_labels(q_labels), safe_labels([k_labels[j - k_start] for j in keys])
     for x, y, text, side in ((np.zeros(len(left)), -q_pos, left, "left"), (np.ones(len(right)), -keys, right, "right")):
         traces.append({"type": "scatter", "x": x, "y": y, "text": text, "mode": "text", "textposition": f"middle {side}",
                        "hoverinfo": "text", "showlegend": False})

@@ -11,6 +11,28 @@ ATTENTION_SCALE = "Cividis"  # colour-blind-safe, monotone in lightness
 DIVERGING_SCALE = "RdBu_r"  # for signed values (embeddings, scores): 0 is white
 
 
+MAX_CELLS = 120_000  # cells one heatmap sends at most (~0.65 MB of base64); a longer text's rows are averaged
+
+
+def spans(labels, block: int) -> list[str]:
+    """Labels of pooled rows: the first and last label each one covers."""
+    labels = list(labels)
+    ends = [(i, min(i + block, len(labels)) - 1) for i in range(0, len(labels), block)]
+    return [str(labels[a]) if a == b else f"{labels[a]} … {labels[b]}" for a, b in ends]
+
+
+def pool_rows(z: np.ndarray, labels, cells: int = MAX_CELLS):
+    """(z, labels) with each block of rows replaced by its mean (labelled by the span it covers) so that z has at
+    most `cells` cells: a 2,048-token text's [tokens, features] matrix stays light enough to send and read. A
+    block with a -inf cell (a blocked score) keeps -inf there."""
+    block = max(1, -(-z.size // cells)) if z.shape[0] > 1 else 1
+    if block == 1:
+        return z, labels
+    rows = -(-z.shape[0] // block)
+    pooled = np.stack([z[i * block:(i + 1) * block].mean(0) for i in range(rows)]).astype(np.float32)
+    return pooled, spans(labels if labels is not None else range(z.shape[0]), block)
+
+
 def value_range(z: np.ndarray):
     """0..max for values ≥ 0, else symmetric about 0 (so 0 is the diverging scale's white); None if none finite."""
     finite = z[np.isfinite(z)]
@@ -38,8 +60,8 @@ def matrix(*args, **kwargs) -> go.Figure:
 
 def parts(values, x_labels=None, y_labels=None, title: str = "", zrange=None, scale=None,
           x_title: str = "", y_title: str = "", hover_fmt: str = ".4f") -> tuple[dict, dict]:
-    """matrix()'s heatmap trace and layout, as dicts for a figure that adds to them."""
-    z = np.asarray(values, dtype=np.float32)
+    """matrix()'s heatmap trace and layout, as dicts for a figure that adds to them (rows averaged: pool_rows)."""
+    z, y_labels = pool_rows(np.asarray(values, dtype=np.float32), y_labels)
     blocked = np.isneginf(z)
     shown = np.where(blocked, np.nan, z).astype(np.float32)
     zrange = value_range(shown) if zrange is None else zrange

@@ -31,6 +31,9 @@ STRINGS = {
     "input.surrogate": {"en": "The text holds a broken character (a lone surrogate) that cannot be encoded; it was removed.",
                         "zh": "文本中含有无法编码的残缺字符（孤立代理项），已将其删除。"},
     "input.control": {"en": "Control characters were removed from the text.", "zh": "已删除文本中的控制字符。"},
+    "input.batch_cut": {"en": "The text has {n} tokens; the batch on this page takes the first {keep} of each line, so "
+                              "that its masks can be read.",
+                        "zh": "文本有 {n} 个词元；为便于查看掩码，本页的批次只取每行的前 {keep} 个。"},
     "input.truncated": {"en": "The text has {n} tokens; only the first {keep} fit the model and are shown.",
                         "zh": "文本共 {n} 个词元，模型只能容纳前 {keep} 个，下面只显示这些。"},
     "input.unknown": {"en": "The model has no token for these words, so they were split into single letters or "

@@ -59,6 +59,10 @@ STRINGS = {
     "explorer.head_title": {"en": "Layer {layer}, head {head}", "zh": "第 {layer} 层，头 {head}"},
     "explorer.mean_title": {"en": "Layer {layer}, mean over heads", "zh": "第 {layer} 层，各头平均"},
     "explorer.lines_title": {"en": "Lines: query (left) → key (right)", "zh": "连线：查询（左）→ 键（右）"},
+    "explorer.key_window": {
+        "en": "A long input: the close-up shows keys {k0}–{k1} of {n}, the ones that matter to these rows. A row puts "
+              "at most {outside:.3f} of its weight on the keys not shown.",
+        "zh": "输入较长：特写只显示第 {k0}–{k1} 个键（共 {n} 个），即与这些行有关的键。每一行落在未显示的键上的权重最多为 {outside:.3f}。"},
     "explorer.empty_cells": {
         "en": "Grey cells are masked: the model may not attend there. Blank cells are not zeros: top-k or the "
               "threshold filtered them out. Lines are drawn for the kept cells of at least 1%, darker and thicker "

@@ -28,6 +28,12 @@ STRINGS = {
     "self_attention.layer_clipped": {
         "en": "This block has only {n} layers; showing its last layer, {layer}.",
         "zh": "该模块只有 {n} 层，这里显示它的最后一层（第 {layer} 层）。"},
+    "self_attention.window": {
+        "en": "A long text: the stages show queries {q0}–{q1} of {n_q} (around the chosen one) and keys {k0}–{k1} of "
+              "{n_k}. The chosen query puts {outside:.3f} of its weight on keys not shown; pick another query to move "
+              "the window.",
+        "zh": "文本较长：各步骤只显示第 {q0}–{q1} 个查询（共 {n_q} 个，围绕所选查询）和第 {k0}–{k1} 个键（共 {n_k} 个）。"
+              "所选查询有 {outside:.3f} 的权重落在未显示的键上；选择其他查询即可移动窗口。"},
     "self_attention.where": {"en": "Layer {layer}, head {head}, {block}.", "zh": "第 {layer} 层，第 {head} 个头，{block}。"},
     "self_attention.x_note.post": {
         "en": "X is what enters the block: the embeddings in layer 0, otherwise the previous layer's output.",

@@ -91,14 +91,18 @@ def close_up(block: str, hide: bool, max_len: int, figures, table: pd.DataFrame)
     focus = view.focus(grid, *chosen)
     title = t(focus.title_key, layer=focus.layer, head=focus.head)
     axes = dict(x_title=t("explorer.keys"), y_title=t("explorer.queries"))
+    if focus.k_labels != grid.k_labels:
+        st.caption(t("explorer.key_window", k0=focus.keys.start, k1=focus.keys.stop - 1, n=len(grid.k_labels),
+                     outside=focus.outside))
     left, right = st.columns([3, 2])
     with left:
-        head_fig = fa.head_view(focus.values, grid.k_labels, focus.rows, title, **axes)
-        page.chart(head_fig, "explorer.head", csv=partial(to_csv, focus.values, grid.k_labels, focus.rows))
+        head_fig = fa.head_view(focus.values, focus.k_labels, focus.rows, title, **axes)
+        page.chart(head_fig, "explorer.head", csv=partial(to_csv, focus.values, focus.k_labels, focus.rows))
     with right:
-        lines_fig = fa.lines(focus.weights, focus.kept, focus.rows, grid.k_labels, focus.start, t("explorer.lines_title"))
+        lines_fig = fa.lines(focus.weights, focus.kept, focus.rows, focus.k_labels, focus.start,
+                             t("explorer.lines_title"), k_start=focus.keys.start)
         page.chart(lines_fig, "explorer.lines",
-                   partial(lines_csv, focus.weights, focus.kept, focus.rows, grid.k_labels, names(grid)[2][2:]))
+                   partial(lines_csv, focus.weights, focus.kept, focus.rows, focus.k_labels, names(grid)[2][2:]))
     st.caption(t("explorer.empty_cells"))
     shown = [figures[0], (title, head_fig), (t("explorer.lines_title"), lines_fig), *figures[1:]]
     download(block, title, chosen, shown, table)

@@ -5,11 +5,14 @@ Numbers come from viz_app.views.masks; here they only get their widgets and tran
 """
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
 from .. import loaders, page, state
-from ..figures.masks import padded_table
+from ..export import to_csv
+from ..figures.masks import pad_weight_bars, padded_table
 from ..i18n import named, t
 from ..views import blocks
 from ..views import masks as view
@@ -79,3 +82,16 @@ def invariance(lines, batch) -> None:
     diff = t("masks.invariance.diff")
     st.dataframe(pd.DataFrame({t("masks.invariance.sentence"): lines, diff: batch.invariance}), hide_index=True,
                  column_config={diff: st.column_config.NumberColumn(format="%.2e")})
+
+
+def leak(one: view.Sentence) -> None:
+    """The weight each query row puts on padding, and the largest of it (or why there is none)."""
+    if one.leak is None:
+        st.info(t("masks.leak.no_pad"))
+        return
+    title, axis = t("masks.leak.chart", layer=one.layer, head=one.head), t("masks.leak.axis")
+    page.chart(pad_weight_bars(one.leak, one.q_labels, one.query_pad, title, axis, t("masks.query")), "masks.leak",
+               partial(to_csv, one.leak_column, [axis], one.q_labels))
+    st.write(t("masks.leak.max", real=one.leak_real, all=one.leak_all))
+    if one.causal:
+        st.caption(t("masks.leak.causal"))

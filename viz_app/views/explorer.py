@@ -12,6 +12,7 @@ import numpy as np
 from . import blocks, head_stats
 
 WINDOW = 64  # query rows shown at first: a long input opens on a slice that stays readable
+KEYS = 128  # keys the close-up shows at most: those that matter to the rows shown
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,9 @@ class Focus:
     layer: int
     head: int
     average: bool
+    keys: slice  # the keys shown (all of a short input)
+    k_labels: tuple[str, ...]  # their labels
+    outside: float  # the largest weight a shown row puts on all the keys not shown together
 
     @property
     def title_key(self) -> str:
@@ -120,14 +124,28 @@ class Focus:
         return "explorer.mean_title" if self.average else "explorer.head_title"
 
 
+def key_window(n_k: int, window: tuple[int, int], causal: bool, size: int = KEYS) -> slice:
+    """The keys the close-up shows for query rows `window`: all of at most `size`; under a causal mask the `size`
+    ending at the last row (no row reads a later key); else the `size` around the rows' middle."""
+    if n_k <= size:
+        return slice(0, n_k)
+    end = min(window[1] + 1, n_k) if causal else min(max((window[0] + window[1] + 1) // 2 + size // 2, size), n_k)
+    start = max(end - size, 0)
+    return slice(start, start + size)
+
+
 def focus(g: Grid, average: bool, top_k: int, threshold: float, window: tuple[int, int]) -> Focus:
-    """The selected head of `g` (or its layer's mean), rows window[0]..window[1], filtered by top-k and threshold."""
+    """The selected head of `g` (or its layer's mean), rows window[0]..window[1] over the keys that matter to
+    them (key_window), filtered by top-k and threshold."""
     lo, hi = window
-    weights = (g.patterns[g.layer].mean(0) if average else g.patterns[g.layer, g.head])[lo:hi + 1]  # [rows, k]
-    masked = (g.blocked.all(0) if average else g.blocked[g.head])[lo:hi + 1]  # the mean is masked where all are
+    keys = key_window(g.patterns.shape[-1], window, g.block == "decoder.self_attn")
+    full = (g.patterns[g.layer].mean(0) if average else g.patterns[g.layer, g.head])[lo:hi + 1]  # [rows, k]
+    weights = full[:, keys]
+    masked = (g.blocked.all(0) if average else g.blocked[g.head])[lo:hi + 1, keys]  # the mean is masked where all are
     kept = filter_mask(weights, top_k, threshold, allowed=~masked)
+    outside = float((full.sum(1, dtype=np.float64) - weights.sum(1, dtype=np.float64)).max(initial=0.0))
     return Focus(weights, kept, shown_values(weights, masked, kept), g.q_labels[lo:hi + 1], lo, g.layer, g.head,
-                 average)
+                 average, keys, tuple(g.k_labels[keys]), max(outside, 0.0))
 
 
 @dataclass(frozen=True)

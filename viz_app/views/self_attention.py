@@ -27,12 +27,40 @@ class Step:
     columns: tuple[int, int] | None = None  # the head's block of columns in the concatenation
 
 
+SHOWN = 64  # queries and keys a stage shows at most: a longer text shows a window of them
+
+
 @dataclass(frozen=True)
 class HeadSteps:
     sections: tuple[tuple[str, tuple[Step, ...]], ...]  # (section name, stages shown side by side)
-    q_labels: tuple[str, ...]
-    k_labels: tuple[str, ...]
-    rows: tuple[np.ndarray, np.ndarray, np.ndarray]  # scores, scaled and masked, weights; each [q, k]
+    q_labels: tuple[str, ...]  # the shown queries' labels
+    k_labels: tuple[str, ...]  # the shown keys' labels
+    rows: tuple[np.ndarray, np.ndarray, np.ndarray]  # scores, scaled and masked, weights; each [q, k] shown
+    queries: slice  # which of the text's queries are shown
+    keys: slice  # which of its keys
+    query: int  # the chosen query, counted within the shown ones
+    outside: float  # the chosen query's weight on keys not shown (0 when all are)
+
+
+def query_labels(block: str, src_labels, tgt_labels) -> tuple[str, ...]:
+    """The labels of `block`'s queries: the decoder's tokens in a decoder block, else the encoder's."""
+    return tuple(tgt_labels if blocks.split(block)[0] == "decoder" else src_labels)
+
+
+def _around(centre: int, n: int, size: int) -> slice:
+    start = min(max(centre - size // 2, 0), max(n - size, 0))
+    return slice(start, min(start + size, n))
+
+
+def span(n_q: int, n_k: int, query: int, causal: bool, size: int = SHOWN) -> tuple[slice, slice]:
+    """The queries and keys shown: all of a short text; else `size` queries around `query`, and the `size` keys
+    that matter to them: under a causal mask those up to the last shown query (no later key is read), else
+    those around the query's place in the key sentence."""
+    queries = _around(query, n_q, size)
+    if causal:
+        end = min(queries.stop, n_k)
+        return queries, slice(max(end - size, 0), end)
+    return queries, _around(round(query * n_k / max(n_q, 1)), n_k, size)
 
 
 @dataclass(frozen=True)
@@ -100,16 +128,16 @@ def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
 
 
 def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src_labels, tgt_labels,
-               scale: bool = True) -> HeadSteps:
-    """Every stage of `block` ('stack.kind') at one layer and head, as matrices of batch 0.
-
-    `weights` are the head's W_Q, W_K, W_V (with biases), W_O and b_O as numpy (loaders.head_weights).
-    """
+               scale: bool = True, query: int = 0) -> HeadSteps:
+    """Every stage of `block` ('stack.kind') at one layer and head, batch 0, over the queries and keys `span` shows
+    for `query`; `weights`: the head's W_Q, W_K, W_V (with biases), W_O and b_O (loaders.head_weights)."""
     stack, kind = blocks.split(block)
     view = trace.attn(stack, layer, kind)
-    x, memory = block_inputs(trace, cfg.norm_placement == "pre", stack, layer, kind)
-    q_lab = tuple(tgt_labels if stack == "decoder" else src_labels)
-    k_lab = tuple(src_labels if kind == "cross_attn" else q_lab)
+    qs, ks = span(view.q.shape[2], view.k.shape[2], query, block == "decoder.self_attn")
+    x, memory = (a[s] for a, s in zip(block_inputs(trace, cfg.norm_placement == "pre", stack, layer, kind), (qs, ks)))
+    q_lab = query_labels(block, src_labels, tgt_labels)
+    k_lab = tuple(src_labels if kind == "cross_attn" else q_lab)[ks]
+    q_lab = q_lab[qs]
     tex = latex(cfg, kind, scale)
 
     def step(name, values, x_labels, y_labels, x_axis, y_axis, **extra):
@@ -119,26 +147,32 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
         return step(name, values, x_labels, q_lab, x_axis, "query", query_rows=True, **extra)
 
     def by_key(name, values):  # a [q, k] stage of the head: queries down, keys across
-        return by_query(name, values[0, head], k_lab, "key", **({"zrange": (0, 1)} if name == "pattern" else {}))
+        return by_query(name, values[0, head, qs, ks], k_lab, "key", **({"zrange": (0, 1)} if name == "pattern" else {}))
 
     inputs = (by_query("x", x, x_axis="feature"),) + (
         (step("memory", memory, None, k_lab, "feature", "key"),) if kind == "cross_attn" else ())
-    allowed = (~np.isneginf(view.scores_masked[0, head])).astype(np.float32)  # [q, k] 1 = may attend
+    allowed = (~np.isneginf(view.scores_masked[0, head, qs, ks])).astype(np.float32)  # [q, k] 1 = may attend
     sections = (
         ("input", inputs),
         ("weights", tuple(step(f"w_{n}", weights[f"w_{n}"], None, None, "dim", "feature") for n in "qkv")),
-        ("qkv", (by_query("q", view.q[0, head]), step("k", view.k[0, head], None, k_lab, "dim", "key"),
-                 step("v", view.v[0, head], None, k_lab, "dim", "key"))),
+        ("qkv", (by_query("q", view.q[0, head, qs]), step("k", view.k[0, head, ks], None, k_lab, "dim", "key"),
+                 step("v", view.v[0, head, ks], None, k_lab, "dim", "key"))),
         ("scores", (by_key("scores", view.scores), by_key("scaled", view.scores_scaled))),
         ("mask", (by_query("mask", allowed, k_lab, "key", zrange=(0, 1)), by_key("masked", view.scores_masked))),
         ("softmax", (by_key("pattern", view.pattern),)),
-        ("heads", (by_query("z", view.z[0, head]),
-                   by_query("concat", view.concat[0], x_axis="feature", columns=(head * cfg.d_head, (head + 1) * cfg.d_head)))),
+        ("heads", (by_query("z", view.z[0, head, qs]), by_query("concat", view.concat[0, qs], x_axis="feature",
+                                                                columns=(head * cfg.d_head, (head + 1) * cfg.d_head)))),
         ("output", (step("w_o", weights["w_o"], None, None, "feature", "feature"),
-                    by_query("out", view.out[0], x_axis="feature"))),
+                    by_query("out", view.out[0, qs], x_axis="feature"))),
     )
-    rows = (view.scores[0, head], view.scores_masked[0, head], view.pattern[0, head])
-    return HeadSteps(sections, q_lab, k_lab, rows)
+    return HeadSteps(sections, q_lab, k_lab, *_rows(view, head, qs, ks, query))
+
+
+def _rows(view, head: int, qs: slice, ks: slice, query: int) -> tuple:
+    """HeadSteps' rows, queries, keys, query and outside: the query's weight on keys not shown."""
+    rows = tuple(a[0, head, qs, ks] for a in (view.scores, view.scores_masked, view.pattern))
+    outside = float(view.pattern[0, head, query].sum(dtype=np.float64) - rows[2][query - qs.start].sum(dtype=np.float64))
+    return rows, qs, ks, query - qs.start, max(outside, 0.0)
 
 
 def notes(cfg, kind: str) -> list[str]:
@@ -158,9 +192,9 @@ def entropy_bits(weights) -> float:
 
 
 
-def query_rows(hs: HeadSteps, query: int) -> np.ndarray:
-    """One query's row at three stages: scores, scaled and masked, weights → [3, k]."""
-    return np.stack([r[query] for r in hs.rows])
+def query_rows(hs: HeadSteps) -> np.ndarray:
+    """The chosen query's row at three stages over the shown keys: scores, scaled and masked, weights → [3, k]."""
+    return np.stack([r[hs.query] for r in hs.rows])
 
 
 @dataclass(frozen=True)
@@ -171,8 +205,10 @@ class Saturation:
     peak: tuple[float, float]  # the largest weight
 
 
-def saturation(trained_trace, hs: HeadSteps, block: str, layer: int, head: int, query: int) -> Saturation:
-    """`trained_trace`: the same text run with the division; `hs`: the steps of the run without it."""
+def saturation(trained_trace, hs: HeadSteps, block: str, layer: int, head: int) -> Saturation:
+    """`trained_trace`: the same text run with the division; `hs`: the steps of the run without it (the chosen
+    query's weights over the shown keys)."""
     stack, kind = blocks.split(block)
-    weights = np.stack([trained_trace.attn(stack, layer, kind).pattern[0, head, query], hs.rows[2][query]])
+    trained = trained_trace.attn(stack, layer, kind).pattern[0, head, hs.queries.start + hs.query, hs.keys]
+    weights = np.stack([trained, hs.rows[2][hs.query]])
     return Saturation(weights, tuple(entropy_bits(w) for w in weights), tuple(float(w.max()) for w in weights))
