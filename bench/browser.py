@@ -205,3 +205,175 @@ def memory(b, base: str, pid: int, models: list[str], sentences: dict, sessions:
     after = rss_mb(pid)
     return dict(start_mb=start, models_mb=all_models, after_mb=after, sessions=sessions, sessions_ok=ok,
                 models=models, ok=all(loaded_ok) and ok == sessions)
+
+
+# ----- fragment reruns: one control, one part of the page ----------------------------------------
+
+# (page, the control's key, the chart it redraws (watched), charts outside the fragment that must not be sent)
+FRAGMENTS = [
+    ("ffn_norm", "ffn_norm.token", "ffn_norm.hist", ("ffn_norm.stream", "ffn_norm.hidden", "ffn_norm.lens")),
+    ("explorer", "explorer.average", "explorer.head", ("explorer.grid", "explorer.stats")),
+    ("explorer", "explorer.top_k", "explorer.head", ("explorer.grid", "explorer.stats")),
+    ("explorer", "explorer.threshold", "explorer.head", ("explorer.grid", "explorer.stats")),
+    ("explorer", "explorer.window", "explorer.head", ("explorer.grid", "explorer.stats")),
+    ("positional", "positional.base", "positional.curves",
+     ("positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out")),
+    ("positional", "positional.length", "positional.curves",
+     ("positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out")),
+    ("positional", "positional.d_model", "positional.curves",
+     ("positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out")),
+]
+
+KEYED = """(name) => {
+  const p = document.querySelector(`.st-key-chart-${name.replaceAll(".", "-")} .js-plotly-plot`);
+  if (!p || !p.data) return null;
+  const plain = v => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain) : v;
+  return JSON.stringify(p.data.map(t => [t.x, t.y, t.z, t.text].map(plain)));
+}"""
+
+IDLE = """() => {
+  const idle = !document.querySelector('[data-testid="stStatusWidget"]') && !document.querySelector('[data-stale="true"]')
+    && document.querySelector('h1') && document.querySelectorAll('.js-plotly-plot').length > 0;
+  const now = Date.now();
+  if (!idle) { window.__idleSince = 0; return false; }
+  window.__idleSince = window.__idleSince || now;
+  return now - window.__idleSince > 300;
+}"""
+
+
+def frame_bytes(response: dict) -> bytes:
+    """A websocket frame's bytes from the DevTools protocol (binary frames come base64-encoded)."""
+    import base64
+
+    return base64.b64decode(response["payloadData"]) if response["opcode"] == 2 else response["payloadData"].encode()
+
+
+def run_of(sent: list, received: list) -> dict | None:
+    """From the frames of one change, as (timestamp s, bytes): the rerun request the browser sent and the frames
+    of that run up to Streamlit's script-finished message; None while the run has not finished."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    requests = [(ts, msg.rerun_script.fragment_id) for ts, msg in ((ts, BackMsg.FromString(d)) for ts, d in sent)
+                if msg.WhichOneof("type") == "rerun_script"]
+    if not requests:
+        return None
+    run, cached = [], 0
+    for ts, data in received:
+        if ts < requests[0][0]:
+            continue
+        run.append(data)
+        msg = ForwardMsg.FromString(data)
+        cached += msg.WhichOneof("type") == "ref_hash"  # an element the browser already holds, sent by its hash
+        if msg.WhichOneof("type") == "script_finished":
+            status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
+            if status == "FINISHED_EARLY_FOR_RERUN":  # a later request of the same change took over
+                continue
+            return dict(server_s=ts - requests[0][0], fragment_id=requests[0][1], status=status, frames=run,
+                        requests=len(requests), cached=cached, bytes=sum(len(d) for d in run),
+                        fragment_only=all(f == requests[0][1] for _, f in requests))
+    return None
+
+
+def trigger_of(page, label: str, forward: bool):
+    """Get the main-area control `label` ready to change (a menu opened, a slider focused) and return the one
+    action that changes it: the next (or previous) option of a selectbox, the other state of a checkbox, one step
+    of a slider or a number box. A range slider moves its first thumb."""
+    main = page.locator('[data-testid="stMain"]')
+    box = main.get_by_label(label, exact=True).first
+    kind = box.get_attribute("role") or box.evaluate("e => e.tagName.toLowerCase() + ':' + (e.type || '')")
+    thumbs = box.locator('input[type="range"], [role="slider"]')
+    if kind in ("slider", "input:range") or (kind == "group" and thumbs.count()):
+        (box if kind != "group" else thumbs.first).focus()
+        return lambda: page.keyboard.press("ArrowRight" if forward else "ArrowLeft")
+    if kind in ("checkbox", "input:checkbox"):
+        return main.get_by_text(label, exact=True).first.click
+    if kind == "input:number":
+        widget = main.locator('[data-testid="stNumberInput"]').filter(has=page.get_by_label(label, exact=True))
+        return widget.locator('[data-testid="stNumberInputStep%s"]' % ("Up" if forward else "Down")).click
+    box.click()
+    page.keyboard.press("ArrowDown" if forward else "ArrowUp")
+    return lambda: page.keyboard.press("Enter")
+
+
+def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, received: list,
+                timeout_s: float) -> tuple:
+    """Change the control once: (server ms or None, browser ms or None, check passed, why not, requests)."""
+    p.evaluate("() => { window.__idleSince = 0; }")
+    p.wait_for_function(IDLE, timeout=timeout_s * 1000, polling=50)
+    before = p.evaluate(KEYED, watched)
+    trigger = trigger_of(p, label, forward=forward)
+    sent.clear()
+    received.clear()
+    t0 = time.perf_counter()
+    trigger()
+    try:
+        p.wait_for_function(f"([name, old]) => {{ const s = ({KEYED})(name); return s !== null && s !== old; }}",
+                            arg=[watched, before], polling=10, timeout=timeout_s * 1000)
+    except Exception as e:  # noqa: BLE001 - the chart never changed: a failed check, the others go on
+        return None, None, False, f"{watched} did not change: {type(e).__name__}", 0
+    browser = (time.perf_counter() - t0) * 1000
+    deadline = time.time() + timeout_s
+    run = run_of(sent, received)
+    while run is None and time.time() < deadline:
+        p.wait_for_timeout(25)
+        run = run_of(sent, received)
+    if run is None:
+        return None, browser, False, "no script-finished message", 0
+    blob = b" ".join(run["frames"])
+    leaked = [o for o in others if f"chart.{o}".encode() in blob]
+    ok = bool(run["fragment_id"]) and run["fragment_only"] and "FRAGMENT" in run["status"] and not leaked
+    why = "" if ok else f"fragment id {run['fragment_id']!r}, {run['status']}, sent again: {leaked}"
+    return run["server_s"] * 1000, browser, ok, why, run["requests"]
+
+
+def _control(p, name: str, control: str, watched: str, others, repeats: int, sent, received, timeout_s) -> dict:
+    """One control changed `repeats` times, forward and back in turn; its row."""
+    from viz_app.i18n import text
+
+    label = text(control, "en")
+    results = [_one_change(p, label, watched, others, i % 2 == 0, sent, received, timeout_s) for i in range(repeats)]
+    if repeats % 2:  # back where it started, so the next control's changes show (top-k 1 hides a threshold)
+        p.wait_for_function(IDLE, timeout=timeout_s * 1000, polling=50)
+        trigger_of(p, label, forward=False)()
+        p.wait_for_timeout(500)
+        p.evaluate("() => { window.__idleSince = 0; }")
+        p.wait_for_function(IDLE, timeout=timeout_s * 1000, polling=50)
+    server_ms = [r[0] for r in results if r[0] is not None]
+    browser_ms = [r[1] for r in results if r[1] is not None]
+    return dict(page=name, control=control, chart=watched, repeats=repeats,
+                server_ms=statistics.median(server_ms) if server_ms else float("nan"),
+                browser_ms=statistics.median(browser_ms) if browser_ms else float("nan"),
+                server_all=server_ms, browser_all=browser_ms, requests=max((r[4] for r in results), default=0),
+                ok=all(r[2] for r in results) and len(results) == repeats, why=[r[3] for r in results if r[3]][:2])
+
+
+def fragment_reruns(b, base: str, sentence: str, cases=FRAGMENTS, repeats: int = 5,
+                    model: str = "translate-en-fr", timeout_s: float = 60) -> list[dict]:
+    """Per control: the server's time for its rerun (DevTools protocol timestamps, from the rerun request the
+    browser sends to the run's script-finished message) and the browser's (from the change to the watched chart's
+    data differing). Each change is checked: the chart's data changed, the request named a fragment, the run
+    finished as a fragment run and no chart outside the fragment was sent (the watched chart itself may come as
+    Streamlit's cached-message reference when a control goes back to a value the browser has seen).
+    Controls go forward and back in turn (a checkbox toggles), so every change is a real one."""
+    rows, pages = [], {}
+    for case in cases:
+        pages.setdefault(case[0], []).append(case)
+    for name, page_cases in pages.items():
+        ctx = b.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+        try:
+            p = ctx.new_page()
+            p.set_default_timeout(timeout_s * 1000)
+            p.goto(url(base, name, model, sentence))
+            p.wait_for_function(IDLE, timeout=120_000, polling=100)
+            sent, received = [], []
+            cdp = ctx.new_cdp_session(p)
+            cdp.send("Network.enable")
+            cdp.on("Network.webSocketFrameSent", lambda e: sent.append((e["timestamp"], frame_bytes(e["response"]))))
+            cdp.on("Network.webSocketFrameReceived",
+                   lambda e: received.append((e["timestamp"], frame_bytes(e["response"]))))
+            rows += [_control(p, name, control, watched, others, repeats, sent, received, timeout_s)
+                     for _, control, watched, others in page_cases]
+        finally:
+            ctx.close()
+    return rows

@@ -1,4 +1,8 @@
-"""Run every benchmark and write BENCHMARKS.md: `.venv/bin/python -m bench.run [--quick]`.
+"""Run every benchmark and write BENCHMARKS.md: `.venv/bin/python -m bench.run [--quick] [--load-sessions N]`.
+
+The full run takes about 20 minutes on 2 cores: the model tables, the pages under AppTest and their profile,
+a server driven by chromium (bytes, first chart, fragment reruns, memory), BertViz side by side when it is
+installed, and the load test (30 sessions on one server).
 
 Timings are medians of repeated runs; ratios compare numbers measured in the same run. Every
 row also records the check of the result it timed (equal outputs, identical ids, no exception).
@@ -61,13 +65,14 @@ def table(header: list[str], rows: list[list]) -> list[str]:
 def header_lines(args) -> list[str]:
     return [
         "# Benchmarks", "",
-        f"Written by `.venv/bin/python -m bench.run{' --quick' if args.quick else ''}` on "
+        f"Written by `.venv/bin/python -m bench.run{' --quick' if args.quick else ''}"
+        f"{f' --load-sessions {args.load_sessions}' if args.load_sessions is not None else ''}` on "
         f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')} ({'quick smoke run: tiny repeats' if args.quick else 'full run'}).", "",
         f"- machine: {os.cpu_count()} cores (os.cpu_count), CPU: {cpu_model()}",
         f"- python {platform.python_version()}, torch {torch.__version__}, numpy {np.__version__}, "
         f"streamlit {streamlit.__version__}, plotly {plotly.__version__}",
-        f"- model benchmarks (tables 1–2) run with torch.set_num_threads({THREADS}); "
-        "and the AppTest and server runs (tables 3–6) use torch's default threads.",
+        f"- model benchmarks (tables 1–2c) run with torch.set_num_threads({THREADS}); "
+        "the AppTest and server runs (tables 3–6, 8 and 9) use torch's default threads.",
         "- the machine is shared (other jobs run beside it): numbers are medians of repeats, ratios come "
         "from the same run, and only the checks are pass/fail.", ""]
 
@@ -98,14 +103,44 @@ def section_decoding(r) -> list[str]:
 
 
 def section_bert(rows) -> list[str]:
+    flt = rows[0]["filter"] if rows else "*.pattern"
     out = ["## 2b. Imported all-MiniLM-L6-v2: our traced forward vs transformers", "",
-           "The same ids through `run_with_trace` on the imported weights and through transformers' `BertModel` "
-           "(eager attention, `output_attentions=True`, `torch.no_grad()`), interleaved in one run. Check: the "
-           "last hidden state and every attention weight agree within 1e-5.", ""]
-    out += table(["tokens", "ours (traced) ms", "transformers ms", "ours / transformers", "largest difference",
-                  "check: agree"],
-                 [[r["tokens"], f"{r['ours_ms']:.2f}", f"{r['transformers_ms']:.2f}", f"{r['ratio']:.2f}×",
-                   f"{r['max_error']:.1e}", yes(r["agree"])] for r in rows])
+           "The same ids ([CLS] + a sentence repeated + [SEP]) through `run_with_trace` on the imported weights, "
+           f"once recording every value and once with `names=\"{flt}\"` (only what a page drawing attention reads), "
+           "and through transformers' `BertModel` (eager attention, `output_attentions=True`, `torch.no_grad()`), "
+           "the three interleaved in one run. Trace MiB: what the trace keeps alive after the forward. Check: the "
+           "last hidden state and every attention weight of both our runs agree with transformers within 1e-5, "
+           "and the filtered trace's patterns are the full trace's, bit for bit.", ""]
+    out += table(["tokens", "transformers ms", "ours, every value: ms", "ratio", "values, MiB",
+                  f"ours, `{flt}`: ms", "ratio", "values, MiB", "largest difference", "check: agree"],
+                 [[r["tokens"], f"{r['transformers_ms']:.2f}", f"{r['ours_ms']:.2f}", f"{r['ratio']:.2f}×",
+                   f"{r['values']}, {r['trace_mb']:.1f}", f"{r['filtered_ms']:.2f}", f"{r['filtered_ratio']:.2f}×",
+                   f"{r['filtered_values']}, {r['filtered_trace_mb']:.1f}", f"{r['max_error']:.1e}",
+                   yes(r["agree"] and r["filtered_same_patterns"])] for r in rows])
+    return out
+
+
+def section_long(loss, trace) -> list[str]:
+    out = ["## 2c. lm-en past 512 positions", "",
+           "lm-en was trained with max_len 512 on single sentences and reads up to 2,048 positions with ALiBi "
+           "(`max_positions`). Loss: `bench.core.long_context_loss()`, held-out test sentences (seed 0's split) "
+           "joined with `</s>` into 2,048-token texts (4 shuffles); each position's next-token loss, averaged by "
+           "bucket. Control: the same predictions with the context restarted every 512 tokens (each window read "
+           "alone). Check: a finite loss in every bucket.", ""]
+    if loss:
+        out += table(["input positions", "predictions", "loss", "perplexity", "control: 512-token windows", "check"],
+                     [[r["positions"], r["predictions"], f"{r['loss']:.3f}", f"{r['perplexity']:.2f}",
+                       f"{r['loss_window']:.3f}", yes(r["loss"] == r["loss"] and r["loss"] < 20)] for r in loss])
+    else:
+        out += ["not measured (see the failures below)", ""]
+    out += ["Traced forward of 2,048 tokens (`bench.core.bench_long_trace()`, median of 3, interleaved): every "
+            "value against only the attention patterns. Check: the last layer's pattern rows sum to 1 within 1e-5.", ""]
+    if trace:
+        out += table(["model", "tokens", "recorded", "ms", "values", "trace MiB", "check"],
+                     [[r["model"], r["tokens"], r["mode"], f"{r['ms']:.0f}", r["values"], f"{r['trace_mb']:.0f}",
+                       yes(r["row_sum_error"] < 1e-5)] for r in trace])
+    else:
+        out += ["not measured (see the failures below)", ""]
     return out
 
 
@@ -121,6 +156,28 @@ def section_pages(sentence, n, rows) -> list[str]:
     return out
 
 
+def section_profile(prof) -> list[str]:
+    out = ["## 3b. Where a warm rerun's time goes", "",
+           "cProfile of one warm rerun of a page (head → 1 after two runs, under AppTest, this process), enabled only "
+           "inside the script thread: `ScriptRunner._run_script` is wrapped to switch a `cProfile.Profile` on and "
+           "off around it. A group's time is the cumulative time of the calls entering it from outside it; "
+           "\"other\" is the rest of the run. Profiling slows Python calls, so the total is above the warm ms of "
+           "table 3. Before this work: figure construction was 57 % and CSV text 24 % of a 605 ms rerun; figures "
+           "are now plain dicts (viz_app/figures/base.py) and CSV is made on click.", ""]
+    if not prof:
+        return out + ["not measured (see the failures below)", ""]
+    out += [f"{prof['page']}, {prof['total_ms']:.0f} ms profiled (the AppTest call {prof['wall_ms']:.0f} ms); "
+            f"check: {yes(prof['ok'])} no exception and the head is 1 afterwards.", ""]
+    out += table(["where", "ms", "share"], [[g, f"{ms:.1f}", f"{share * 100:.0f} %"] for g, ms, share in prof["groups"]])
+    out += ["Largest own times (a function's own time, then its cumulative time, ms):", ""]
+    out += table(["function", "own ms", "cumulative ms"], [[f"`{n}`", f"{a:.1f}", f"{c:.1f}"] for n, a, c in prof["top"]])
+    out += ["Streamlit's part: `st.plotly_chart` calls `plotly.tools.return_figure_from_figure_or_data`, which turns a "
+            "`go.Figure` back into a dict (`to_dict`: a deep copy, then numpy arrays to base64), before "
+            "`plotly.io.to_json`. Under AppTest the page script is compiled again on each run (Streamlit's magic AST "
+            "pass); a real server keeps the compiled script in its script cache.", ""]
+    return out
+
+
 def section_wire(wire, why) -> list[str]:
     out = ["## 4. Bytes sent to the browser", "",
            "A real `streamlit run` server (127.0.0.1, headless) and Debian chromium driven by playwright; every websocket "
@@ -132,7 +189,9 @@ def section_wire(wire, why) -> list[str]:
                  [[r["page"], r["tokens"], r["model"], f"{r['total'] / 1024:.0f}", f"{r['largest'] / 1024:.0f}",
                    r["frames"], r["charts"], yes(r["ok"])] for r in wire])
     grid = [r for r in wire if r["page"] == "explorer"]
-    out += ["All-heads grid, the explorer page's largest frame (check: that frame holds the element keyed "
+    out += ["The all-heads grid is ONE heatmap with the heads tiled (NaN gaps between them; `layout.meta` holds "
+            "block, rows, cols and gap so a click finds its head), pooled to at most 256² cells a head. "
+            "Its size, the explorer page's largest frame (check: that frame holds the element keyed "
             "`chart.explorer.grid`): " + ", ".join(
                 f"{r['tokens']} tokens ({r['model']}) {r['largest'] / 1024:.0f} KiB {yes(r['largest_is_grid'])}"
                 for r in grid), ""]
@@ -152,6 +211,29 @@ def section_timing(tm, why) -> list[str]:
                  [["navigation → first chart", f"{tm['first_s']:.2f}", ", ".join(f"{x:.2f}" for x in tm["first_all"]), "chart drawn"],
                   ["Enter → updated chart", f"{tm['rerender_s']:.2f}", ", ".join(f"{x:.2f}" for x in tm["rerender_all"]),
                    yes(tm["ok"])]])
+    return out
+
+
+def section_fragments(rows, why) -> list[str]:
+    out = ["## 5b. A control that changes one chart: fragment reruns", "",
+           "The same server and browser; translate-en-fr, the 32-token sentence. Each control sits in a Streamlit "
+           "fragment and is changed in turn forward and back (the next option and the previous one, a checkbox on "
+           "and off, a slider or number box one step up and down). Server: from the rerun request the browser sends "
+           "(`BackMsg.rerun_script`) to Streamlit's script-finished message of that run, both websocket frames "
+           "timestamped by the Chrome DevTools protocol (`Network.webSocketFrameSent` / `Received`). Browser: from "
+           "the key press or click to the watched chart's data (x, y, z, text) differing "
+           "(`page.wait_for_function`, polled every 10 ms). Medians over the changes. Check, every change: the chart's "
+           "data changed, the request named a fragment and the run finished as a fragment run, and none of the "
+           "page's charts outside the fragment was sent (their element keys absent from the run's frames). "
+           "A slider may send a second request while the first runs; the server time then runs from the first "
+           "request to the finish of the last.", ""]
+    if why:
+        return out + [f"not measured: {why}", ""]
+    out += table(["page", "control", "chart watched", "server ms", "browser ms", "each change: server / browser ms",
+                  "check"],
+                 [[r["page"], f"`{r['control']}`", f"`{r['chart']}`", f"{r['server_ms']:.0f}", f"{r['browser_ms']:.0f}",
+                   ", ".join(f"{a:.0f}/{b:.0f}" for a, b in zip(r["server_all"], r["browser_all"])),
+                   yes(r["ok"]) + (f" {'; '.join(r['why'])}" if r["why"] else "")] for r in rows])
     return out
 
 
@@ -197,19 +279,41 @@ def decoding_targets(dec) -> list[list]:
         return []
     ok = dec["speedup"] >= 2 and dec["same_ids"]
     return [[f"cached decoding vs recompute, {dec['steps']} tokens", "≥ 2× faster", f"{dec['speedup']:.2f}×", verdict(ok),
-             "" if ok else "with d_model 128 and ≤ 36 positions each step is dominated by fixed per-step "
-             "costs (Python dispatch, recording the step's trace, top-k), not by the O(L) attention the cache saves."]]
+             "" if ok else ("the cached and recomputed ids differ" if not dec["same_ids"] else
+                            f"at {dec['steps']} tokens the prefix is still short for d_model 128: a step's fixed costs "
+                            "(Python dispatch, recording its attention rows, top-k) weigh as much as the O(L) attention "
+                            f"the cache saves ({dec['cached_ms']:.2f} against {dec['full_ms']:.2f} ms a step).")]]
 
 
 def minilm_targets(minilm) -> list[list]:
     if not minilm:
         return []
-    worst = max(minilm, key=lambda r: r["ratio"])
-    ok = worst["ratio"] <= 1.0 and all(r["agree"] for r in minilm)
-    return [["MiniLM traced forward vs transformers", "≤ 1.0×",
-             ", ".join(f"{r['ratio']:.2f}× at {r['tokens']}" for r in minilm), verdict(ok),
-             "" if ok else "we record every intermediate value (95 arrays) and keep them alive, where "
-             "transformers frees each one after use; the arithmetic is the same kernels."]]
+    agree = all(r["agree"] and r["filtered_same_patterns"] for r in minilm)
+    out = []
+    for key, goal, what, mb_key, n_key in (("ratio", 1.0, "every value recorded", "trace_mb", "values"),
+                                           ("filtered_ratio", 0.8, f"only `{minilm[0]['filter']}`",
+                                            "filtered_trace_mb", "filtered_values")):
+        over = [r for r in minilm if r[key] > goal]
+        ok = not over and agree
+        if not agree:
+            why = "a result disagrees with transformers (or the filtered patterns differ from the full trace's)"
+        elif not over:
+            why = ""
+        elif key == "ratio":
+            why = "; ".join(
+                f"at {r['tokens']} tokens ours takes {r['ours_ms'] - r['transformers_ms']:.1f} ms more and keeps {r[n_key]} "
+                f"values, {r[mb_key]:.0f} MiB, alive ({(r['ours_ms'] - r['transformers_ms']) / max(r[mb_key], 1e-9):.2f} ms "
+                "per MiB kept)" for r in over) + (
+                ". The trace no longer stores scores_scaled or scores_masked (derived on read) and the arithmetic is "
+                "the same kernels; the remaining gap is the memory the trace keeps that transformers frees as it goes "
+                "(fresh pages to fault in and fill; this run's cost per MiB kept is given for each length above).")
+        else:
+            why = "; ".join(f"{r[key]:.2f}× at {r['tokens']} tokens" for r in over) + (
+                ": with only the patterns kept ours does the same work as transformers (which also returns every "
+                "pattern); going 20 % below it would need skipping real work, so ≈ 1.0× is the floor.")
+        out.append([f"MiniLM traced forward vs transformers, {what}", f"≤ {goal:.1f}×",
+                    ", ".join(f"{r[key]:.2f}× at {r['tokens']}" for r in minilm), verdict(ok), why])
+    return out
 
 
 def pages_targets(pages) -> list[list]:
@@ -220,7 +324,66 @@ def pages_targets(pages) -> list[list]:
     slow = [r["page"].split("/")[-1][:-3] for r in pages if r["warm_ms"] > 300]
     return [["warm rerun per page, 32 tokens", "≤ 300 ms", f"slowest {worst['warm_ms']:.0f} ms ({worst['page'].split('/')[-1]})",
              verdict(ok), "" if ok else f"over on: {', '.join(slow)}; a rerun re-draws every figure of the page "
-             "(plotly figure building and JSON serialization) even though the trace is cached."]]
+             "(figure construction and Streamlit's to_dict + JSON serialization, table 3b) even though the run is cached."]]
+
+
+def fragment_targets(frag) -> list[list]:
+    if not frag:
+        return [["fragment rerun, server (a control that changes one chart)", "≤ 100 ms", "—", "not measured", ""],
+                ["fragment rerun, browser to the redrawn chart", "≤ 300 ms", "—", "not measured", ""]]
+    checked = all(r["ok"] for r in frag)
+    out = []
+    for key, goal, what in (("server_ms", 100, "fragment rerun, server (a control that changes one chart)"),
+                            ("browser_ms", 300, "fragment rerun, browser to the redrawn chart")):
+        worst = max(frag, key=lambda r: r[key] if r[key] == r[key] else float("inf"))
+        over = [r for r in frag if not r[key] <= goal]
+        ok = not over and checked
+        if not checked:
+            why = "a check failed: " + "; ".join(f"{r['control']}: {', '.join(r['why'])}" for r in frag if not r["ok"])
+        elif over and key == "server_ms":
+            why = (f"over on {', '.join(r['control'] for r in over)}. The time runs from the request to the "
+                   "script-finished message on a 2-core machine where chromium is drawing at the same moment; it "
+                   "holds the fragment's own work (its view, its figures built, to_dict'ed and JSON-encoded, table 3b's "
+                   "costs per chart) and Streamlit's run around it. Not broken down further in this run.")
+        elif over:
+            why = (f"over on {', '.join(r['control'] for r in over)}: the server's time above plus the websocket, "
+                   "decoding and plotly.js redrawing the chart (the browser shares the 2 cores).")
+        else:
+            why = ""
+        out.append([what, f"≤ {goal} ms", f"slowest {worst[key]:.0f} ms ({worst['control']}); "
+                    + ", ".join(f"{r['control'].split('.', 1)[1]} {r[key]:.0f}" for r in frag), verdict(ok), why])
+    return out
+
+
+def frame_targets(wire) -> list[list]:
+    if not wire:
+        return [["every websocket message (largest frame, every page)", "≤ 2 MB", "—", "not measured", ""]]
+    worst = max(wire, key=lambda r: r["largest"])
+    ok = worst["largest"] <= 2e6 and all(r["ok"] for r in wire)
+    return [["every websocket message (largest frame, every page)", "≤ 2 MB",
+             f"{worst['largest'] / 1e6:.2f} MB ({worst['page']}, {worst['tokens']} tokens)", verdict(ok),
+             "" if ok else "a page's check failed" if worst["largest"] <= 2e6 else "one chart's JSON is over 2 MB"]]
+
+
+def load_targets(load) -> list[list]:
+    from .load import GOAL_P95_S
+
+    if not load or not load.get("warm"):
+        return [["a class on one server: warm rerun p95, 30 sessions", f"≤ {GOAL_P95_S:g} s, no error", "—",
+                 "not measured", ""]]
+    p50, p95, n = load["warm"]
+    errors = len(load["errors"])
+    ok = p95 <= GOAL_P95_S and not errors and load["own_view"] == load["sessions"]
+    why = []
+    if p95 > GOAL_P95_S:
+        why.append(f"{load['sessions']} sessions share 2 cores with the one chromium that drives them all (CPU seconds: "
+                   f"server {load['server_cpu_s']:.0f}, browser {load['browser_cpu_s']:.0f} in {load['wall_s']:.0f} s)")
+    if errors:
+        why.append(f"{errors} errors, e.g. {load['errors'][0][:160]}")
+    if load["own_view"] != load["sessions"]:
+        why.append(f"only {load['own_view']}/{load['sessions']} sessions saw only their own sentence")
+    return [[f"a class on one server: warm rerun p95, {load['sessions']} sessions", f"≤ {GOAL_P95_S:g} s, no error",
+             f"p95 {p95:.2f} s (p50 {p50:.2f} s, {n} reruns), {errors} errors", verdict(ok), "; ".join(why)]]
 
 
 def grid_targets(wire) -> list[list]:
@@ -230,22 +393,27 @@ def grid_targets(wire) -> list[list]:
              verdict(None if grid is None else grid["largest"] <= 1e6 and grid["ok"] and grid["largest_is_grid"]), ""]]
 
 
+FIRST_S, RERENDER_S = 2.0, 0.4  # goals: navigation → first chart, Enter → updated chart
+
+
 def browser_targets(tm) -> list[list]:
     if not tm:
-        return [["first chart after navigation", "≤ 3 s", "—", "not measured", ""],
-                ["re-render after Enter", "≤ 500 ms", "—", "not measured", ""]]
-    return [["first chart after navigation", "≤ 3 s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= 3),
-             "" if tm["first_s"] <= 3 else "includes the browser loading Streamlit's JS bundle, the session start, "
+        return [["first chart after navigation", f"≤ {FIRST_S:g} s", "—", "not measured", ""],
+                ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", "—", "not measured", ""]]
+    return [["first chart after navigation", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
+             "" if tm["first_s"] <= FIRST_S else "includes the browser loading Streamlit's JS bundle, the session start, "
              "tracing and plotly's first draw on a 2-core machine shared with other jobs."],
-            ["re-render after Enter", "≤ 500 ms", f"{tm['rerender_s'] * 1000:.0f} ms",
-             verdict(tm["rerender_s"] <= 0.5 and tm["ok"]),
-             "" if tm["rerender_s"] <= 0.5 else "a new sentence runs greedy translation plus a traced forward, "
-             "rebuilds every figure of the page and sends them; plotly then redraws."]]
+            ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",
+             verdict(tm["rerender_s"] <= RERENDER_S and tm["ok"]),
+             "" if tm["rerender_s"] <= RERENDER_S and tm["ok"] else "the chart's data did not change as expected" if not tm["ok"]
+             else "a new sentence runs greedy translation plus a traced forward, rebuilds every figure of the page "
+             "and sends them; plotly then redraws."]]
 
 
-def section_targets(fwd, dec, pages, wire, tm, minilm=()) -> tuple[list[str], list[list]]:
+def section_targets(fwd, dec, pages, wire, tm, minilm=(), frag=None, load=None, extra=()) -> tuple[list[str], list[list]]:
     rows = (forward_targets(fwd) + decoding_targets(dec) + minilm_targets(minilm) + pages_targets(pages)
-            + grid_targets(wire) + browser_targets(tm))
+            + fragment_targets(frag) + grid_targets(wire) + frame_targets(wire) + browser_targets(tm)
+            + load_targets(load) + list(extra))
     return ["## Targets", ""] + table(["target", "goal", "measured", "verdict", "why not met"], rows), rows
 
 
@@ -264,25 +432,32 @@ class Steps:
             return None
 
 
+DECODING_TOKENS = 256  # prompt + 256 fits lm-en's max_len of 512; the cache's gain grows with the prefix
+
+
 def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
-    """Tables 1, 2 and 2b: (lines, forward rows, decoding result, MiniLM rows)."""
+    """Tables 1, 2, 2b and 2c: (lines, forward rows, decoding result, MiniLM rows)."""
     fwd = step("forward", lambda: core.bench_forward((8, 32, 128) if q else (8, 32, 128, 512), repeats=5 if q else 30)) or []
     lines = section_forward(fwd)
-    dec = step("decoding", lambda: core.bench_decoding(32, repeats=2 if q else 7))
+    dec = step("decoding", lambda: core.bench_decoding(64 if q else DECODING_TOKENS, repeats=2 if q else 7))
     if dec:
         lines += section_decoding(dec)
-    from .bert import bench_bert
-    minilm = step("minilm", lambda: bench_bert(repeats=5 if q else 20)) or []
+    from .bert import SIZES, bench_bert
+    minilm = step("minilm", lambda: bench_bert(repeats=5 if q else 20, sizes=SIZES[:2] if q else SIZES)) or []
     lines += section_bert(minilm)
+    loss = step("long-context loss", lambda: core.long_context_loss(n_texts=1 if q else 4)) or []
+    trace = step("long trace", lambda: core.bench_long_trace(repeats=1 if q else 3)) or []
+    lines += section_long(loss, trace)
     return lines, fwd, dec, minilm
 
 
 def page_benchmarks(step, q, default_threads) -> tuple[list[str], list]:
-    """Table 3: (lines, page rows)."""
+    """Tables 3 and 3b: (lines, page rows)."""
     from . import pages as pg
     torch.set_num_threads(default_threads)  # AppTest runs the app in this process, as the server would
     res = step("pages", lambda: pg.bench_pages(32, repeats=1 if q else 3))
-    return (section_pages(*res) if res else []), (res[2] if res else [])
+    prof = step("profile", pg.profile_warm)
+    return (section_pages(*res) if res else []) + section_profile(prof), (res[2] if res else [])
 
 
 FRESH = ["the old man sees the red car", "the small girl sees the big dog", "the big dog does not see the old man",
@@ -298,17 +473,18 @@ def browse(got, pages, s32, s128, q) -> None:
                 r = br.wire_bytes(b, br.url(base, page, model, text))
                 got["wire"].append(dict(r, page=page, tokens=n, model=model))
         got["tm"] = br.first_chart_and_rerender(b, base, s32, FRESH[:1] if q else FRESH[:3])
+        got["frag"] = br.fragment_reruns(b, base, s32, br.FRAGMENTS[:2] if q else br.FRAGMENTS, repeats=2 if q else 6)
         got["mem"] = br.memory(b, base, pid, ["translate-en-fr", "lm-en", "reverse"],
                                {"translate-en-fr": s32, "lm-en": "the old man", "reverse": "one two three four five"},
                                sessions=3 if q else 50)
 
 
-def browser_benchmarks(step, q) -> tuple[list[str], list, dict | None]:
-    """Tables 4, 5 and 6: (lines, wire rows, timing)."""
+def browser_benchmarks(step, q) -> tuple[list[str], list, dict | None, list | None]:
+    """Tables 4, 5, 5b and 6: (lines, wire rows, timing, fragment rows)."""
     from . import browser as br
     from . import pages as pg
     why = br.missing()
-    got = {"wire": [], "tm": None, "mem": None}
+    got = {"wire": [], "tm": None, "frag": None, "mem": None}
     if not why:
         s32 = pg.sentence_of("translate-en-fr", 32)[0]
         s128 = pg.sentence_of("lm-en", 128)[0]
@@ -316,22 +492,74 @@ def browser_benchmarks(step, q) -> tuple[list[str], list, dict | None]:
         step("browser", lambda: browse(got, ["explorer"] if q else urls, s32, s128, q))
         if step.failures and step.failures[-1].startswith("browser"):
             why = "the browser run failed: " + step.failures[-1].splitlines()[-1]
-    wire, tm, mem = got["wire"], got["tm"], got["mem"]
+    wire, tm, frag, mem = got["wire"], got["tm"], got["frag"], got["mem"]
     lines = (section_wire(wire, why if not wire else None) + section_timing(tm, why if tm is None else None)
-             + section_memory(mem, why if mem is None else None))
-    return lines, wire, tm
+             + section_fragments(frag, why if frag is None else None) + section_memory(mem, why if mem is None else None))
+    return lines, wire, tm, frag
+
+
+def bertviz_benchmarks(step, q) -> tuple[list[str], list[list]]:
+    """Table 8 and its target rows, or how to install BertViz."""
+    from . import bertviz as bv
+    if not bv.bertviz_installed():
+        return (["## 8. Side by side: BertViz model_view", "", f"not measured: {bv.MISSING}", ""], bv.targets([]))
+    rows = step("bertviz", lambda: bv.bench_bertviz((128,) if q else (128, 512))) or []
+    return (bv.section(rows, "8") if rows else ["## 8. Side by side: BertViz model_view", "",
+                                                 "not measured (see the failures below)", ""]), bv.targets(rows)
+
+
+def load_benchmark(step, q, sessions) -> tuple[list[str], dict | None]:
+    """Table 9: the load test (bench/load.py) on a server of its own."""
+    from . import browser as br
+    from . import load
+    title = "## 9. A class on one server (load test)"
+    why = br.missing()
+    if why or not sessions:
+        return [title, "", f"not measured: {why or 'skipped (--load-sessions 0)'}", ""], None
+    rounds = 1 if q else 2
+    res = step("load", lambda: load.measure(sessions, rounds))
+    if not res:
+        return [title, "", "not measured (see the failures below)", ""], None
+    return load.markdown(res, "9", f"`.venv/bin/python -m bench.run --load-sessions {sessions}` (the same as "
+                         f"`{load.COMMAND.format(sessions=sessions, rounds=rounds, ramp=res['ramp_s'])}`)"), res
+
+
+def update_load(path, sessions: int) -> int:
+    """Run only the load test and put its section and its target row into an existing BENCHMARKS.md."""
+    step = Steps()
+    lines, res = load_benchmark(step, False, sessions)
+    text = open(path, encoding="utf-8").read()
+    start, end = text.index("## 9. "), text.index("## Targets")
+    row = "| " + " | ".join(str(c) for c in load_targets(res)[0]) + " |"
+    body = [line if not line.startswith("| a class on one server") else row for line in text[end:].splitlines()]
+    stamp = f"(section 9 re-run by `.venv/bin/python -m bench.run --only-load {sessions}` on " \
+            f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')})"
+    lines.insert(1, "")
+    lines.insert(2, stamp)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:start] + "\n".join(lines) + "\n" + "\n".join(body).rstrip() + "\n")
+    print("\n".join(lines + [row]))
+    for failure in step.failures:
+        print(failure, file=sys.stderr)
+    return 1 if step.failures else 0
 
 
 def parse_args(argv):
     ap = cli.Parser(prog="python -m bench.run", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="tiny repeats and sizes: a smoke run of every benchmark")
     ap.add_argument("--out", type=cli.writable, default=str(ROOT / "BENCHMARKS.md"))
+    ap.add_argument("--only-load", type=int, default=0, metavar="N",
+                    help="run only the load test with N sessions and replace its section and target row in --out")
+    ap.add_argument("--load-sessions", type=int, default=None, metavar="N",
+                    help="sessions of the load test, table 9 (default 30, or 3 with --quick; 0 skips it)")
     return ap.parse_args(argv)
 
 
 def main(argv=None) -> int:
     args = parse_args(argv)
     logging.getLogger("streamlit").setLevel(logging.ERROR)
+    if args.only_load:
+        return update_load(args.out, args.only_load)
     q = args.quick
     default_threads = torch.get_num_threads()
     torch.set_num_threads(THREADS)
@@ -339,9 +567,12 @@ def main(argv=None) -> int:
     step = Steps()
     model_lines, fwd, dec, minilm = model_benchmarks(step, q)
     page_lines, page_rows = page_benchmarks(step, q, default_threads)
-    browser_lines, wire, tm = browser_benchmarks(step, q)
-    lines += model_lines + page_lines + browser_lines + section_training()
-    target_lines, _ = section_targets(fwd, dec, page_rows, wire, tm, minilm)
+    browser_lines, wire, tm, frag = browser_benchmarks(step, q)
+    bertviz_lines, bertviz_rows = bertviz_benchmarks(step, q)
+    sessions = args.load_sessions if args.load_sessions is not None else 3 if q else 30
+    load_lines, load_result = load_benchmark(step, q, sessions)
+    lines += model_lines + page_lines + browser_lines + section_training() + bertviz_lines + load_lines
+    target_lines, _ = section_targets(fwd, dec, page_rows, wire, tm, minilm, frag, load_result, bertviz_rows)
     lines += target_lines
     if step.failures:
         lines += ["## Benchmarks that failed to run", ""] + [f"```\n{f}\n```" for f in step.failures]

@@ -63,13 +63,18 @@ def test_card_training_time_and_targets_verdicts():
     seconds, date, line = run.card_training_time()
     assert seconds.isdigit() and date[:2] == "20" and "measured" in line
     fwd = [dict(tokens=32, traced_ms=5.0, plain_ms=4.5, ratio=5.0 / 4.5, equal=True)]
-    dec = dict(steps=32, speedup=1.5, same_ids=True)
+    dec = dict(steps=32, speedup=1.5, same_ids=True, cached_ms=2.0, full_ms=3.0)
     _, rows = run.section_targets(fwd, dec, [], [], None)
     verdicts = {r[0]: r[3] for r in rows}
     assert verdicts["traced forward, 32 tokens"] == "met"
     assert verdicts["tracing overhead, 32 tokens"] == "met"
     assert verdicts["cached decoding vs recompute, 32 tokens"] == "not met"
     assert verdicts["first chart after navigation"] == "not measured"
+    goals = {r[0]: r[1] for r in rows}
+    assert goals["first chart after navigation"] == "≤ 2 s" and goals["re-render after Enter"] == "≤ 400 ms"
+    assert verdicts["fragment rerun, server (a control that changes one chart)"] == "not measured"
+    assert verdicts["every websocket message (largest frame, every page)"] == "not measured"
+    assert any(r[0].startswith("a class on one server") and r[3] == "not measured" for r in rows)
     # a fast but wrong forward pass does not pass
     fwd[0]["equal"] = False
     _, rows = run.section_targets(fwd, dec, [], [], None)
@@ -112,3 +117,128 @@ def test_long_trace_rows_compare_all_values_with_the_patterns(shipped_test_split
     assert [r["mode"] for r in rows] == ["all values", "names='*.pattern'"]
     assert rows[1]["values"] == 3 and rows[1]["trace_mb"] < rows[0]["trace_mb"]
     assert all(r["row_sum_error"] < 1e-5 for r in rows)
+
+
+def minilm_row(tokens, ratio, filtered_ratio, agree=True):
+    return dict(tokens=tokens, ours_ms=ratio * 10, transformers_ms=10.0, ratio=ratio, filtered_ms=filtered_ratio * 10,
+                filtered_ratio=filtered_ratio, max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
+                filtered_values=6, filter="*.pattern", trace_mb=50.0, filtered_trace_mb=5.0)
+
+
+def test_minilm_targets_hold_both_goals_and_a_wrong_answer_fails_them():
+    rows = run.minilm_targets([minilm_row(32, 0.9, 0.7), minilm_row(512, 1.2, 0.95)])
+    assert [(r[1], r[3]) for r in rows] == [("≤ 1.0×", "not met"), ("≤ 0.8×", "not met")]
+    assert "per MiB kept" in rows[0][4] and "512 tokens" in rows[0][4]
+    rows = run.minilm_targets([minilm_row(32, 0.9, 0.7)])
+    assert [r[3] for r in rows] == ["met", "met"]
+    assert [r[3] for r in run.minilm_targets([minilm_row(32, 0.9, 0.7, agree=False)])] == ["not met", "not met"]
+    lines = run.section_bert([minilm_row(32, 0.9, 0.7)])
+    assert "*.pattern" in lines[2] and sum(line.startswith("|") for line in lines) == 3
+
+
+def fragment_row(control, server_ms, browser_ms, ok=True):
+    return dict(page=control.split(".")[0], control=control, chart="x.y", repeats=2, server_ms=server_ms,
+                browser_ms=browser_ms, server_all=[server_ms] * 2, browser_all=[browser_ms] * 2, requests=1, ok=ok,
+                why=[] if ok else ["sent again: ['explorer.grid']"])
+
+
+def test_fragment_targets_take_the_slowest_control_and_need_every_check():
+    rows = run.fragment_targets([fragment_row("explorer.average", 60, 250), fragment_row("positional.base", 90, 280)])
+    assert [(r[1], r[3]) for r in rows] == [("≤ 100 ms", "met"), ("≤ 300 ms", "met")]
+    assert rows[0][2].startswith("slowest 90 ms (positional.base)")
+    rows = run.fragment_targets([fragment_row("explorer.average", 160, 250)])
+    assert [r[3] for r in rows] == ["not met", "met"] and "explorer.average" in rows[0][4]
+    rows = run.fragment_targets([fragment_row("explorer.average", 60, 250, ok=False)])
+    assert [r[3] for r in rows] == ["not met", "not met"] and "explorer.grid" in rows[0][4]
+    lines = run.section_fragments([fragment_row("explorer.average", 60, 250)], None)
+    assert any("`explorer.average`" in line and "60/250" in line for line in lines)
+
+
+def test_frame_target_is_the_largest_frame_of_every_page():
+    wire = [dict(page="explorer", tokens=128, largest=1_500_000, ok=True), dict(page="masks", tokens=128, largest=900, ok=True)]
+    assert run.frame_targets(wire)[0][2:4] == ["1.50 MB (explorer, 128 tokens)", "met"]
+    wire[1]["largest"] = 2_100_000
+    assert run.frame_targets(wire)[0][3] == "not met"
+
+
+def test_run_of_times_a_fragment_run_from_its_request_to_script_finished():
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from bench.browser import run_of
+
+    def request(fragment):
+        msg = BackMsg()
+        msg.rerun_script.fragment_id = fragment
+        return msg.SerializeToString()
+
+    def finished(status):
+        msg = ForwardMsg()
+        msg.script_finished = ForwardMsg.ScriptFinishedStatus.Value(status)
+        return msg.SerializeToString()
+
+    beat = BackMsg()
+    beat.app_heartbeat = True
+    delta = ForwardMsg()
+    delta.delta.new_element.plotly_chart.id = "chart.explorer.head"
+    sent = [(9.0, beat.SerializeToString()), (10.0, request("f1")), (10.1, request("f1"))]
+    received = [(9.5, finished("FINISHED_SUCCESSFULLY")),  # an earlier run: before the request, not counted
+                (10.05, finished("FINISHED_EARLY_FOR_RERUN")), (10.2, delta.SerializeToString()),
+                (10.25, finished("FINISHED_FRAGMENT_RUN_SUCCESSFULLY"))]
+    run = run_of(sent, received)
+    assert math.isclose(run["server_s"], 0.25) and run["requests"] == 2 and run["fragment_only"]
+    assert run["status"] == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and run["fragment_id"] == "f1"
+    assert any(b"chart.explorer.head" in frame for frame in run["frames"])
+    assert run_of(sent, received[:3]) is None  # not finished yet
+    assert run_of(sent[:1], received) is None  # no rerun request yet
+
+
+def test_group_profile_counts_calls_entering_a_group_once():
+    from types import SimpleNamespace
+
+    from bench.pages import group_profile
+
+    page = ("app_pages/x.py", 1, "<module>")
+    fig, inner = ("viz_app/figures/a.py", 1, "heatmap"), ("viz_app/figures/base.py", 1, "figure")
+    to_json = ("site-packages/plotly/io/_json.py", 1, "to_json")
+    stats = SimpleNamespace(stats={
+        page: (1, 1, 0.01, 0.1, {}),
+        fig: (1, 1, 0.01, 0.03, {page: (1, 1, 0.01, 0.03)}),
+        inner: (1, 1, 0.02, 0.02, {fig: (1, 1, 0.02, 0.02)}),  # inside the group: not counted again
+        to_json: (2, 2, 0.02, 0.02, {page: (2, 2, 0.02, 0.02)}),
+    })
+    groups = dict(group_profile(stats, 0.1))
+    assert math.isclose(groups[next(g for g in groups if g.startswith("figure construction"))], 0.03)
+    assert math.isclose(groups[next(g for g in groups if g.startswith("Streamlit serialization"))], 0.02)
+    assert math.isclose(groups[next(g for g in groups if g.startswith("other"))], 0.05)
+
+
+def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
+    from bench import load
+
+    sessions = [load.Session(i, ["a"], times=[("first page", 5.0), ("new sentence", 4.0), ("layer", 0.5 + i / 10),
+                                            ("head", 0.6), ("page switch", 1.0), ("decoding step", 0.7)],
+                             own_view=[True]) for i in range(4)]
+    r = load.summary(sessions)
+    assert r["warm"][2] == 12 and r["reruns"][2] == 20 and r["warm"][1] < 1.0  # layer, head, decoding step
+    r.update(wall_s=60, rounds=1, ramp_s=0.2, server_cpu_s=50, browser_cpu_s=60, load_average=2.0, cores=2)
+    assert load.met(r)
+    lines = load.markdown(r, "9", "cmd")
+    assert lines[0] == "## 9. A class on one server (load test)" and any(line.startswith("| **warm reruns** | 12 |") for line in lines)
+    assert run.load_targets(r)[0][3] == "met"
+    sessions[0].errors.append("console: boom")
+    r = dict(load.summary(sessions), wall_s=60, server_cpu_s=50, browser_cpu_s=60)
+    assert not load.met(r) and run.load_targets(r)[0][3] == "not met" and "boom" in run.load_targets(r)[0][4]
+
+
+def test_load_test_is_bounded():
+    import asyncio
+
+    from bench import load
+
+    with pytest.raises(ValueError):
+        asyncio.run(load.run_sessions("http://127.0.0.1:1", n=load.MAX_SESSIONS + 1))
+    with pytest.raises(ValueError):
+        asyncio.run(load.run_sessions("http://example.com:80", n=1))
+    with pytest.raises(SystemExit):
+        load.main(["--sessions", "0"])

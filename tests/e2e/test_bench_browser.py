@@ -2,7 +2,7 @@
 (a second text box in the sidebar took the sentence), and bench.run only wrote "not measured"."""
 import math
 
-from bench.browser import first_chart_and_rerender
+from bench.browser import FRAGMENTS, first_chart_and_rerender, fragment_reruns
 
 
 def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
@@ -10,3 +10,14 @@ def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
     r = first_chart_and_rerender(browser, server, "the old man sees the red car", ["the small girl sees the big dog"])
     assert r["checks"] == [True]  # the chart's data changed and the link carries the new sentence
     assert all(0 < s < 300 and math.isfinite(s) for s in r["first_all"] + r["rerender_all"])
+
+
+def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, server):
+    # One control of each kind the benchmark drives: a checkbox, a number box, a selectbox and a slider.
+    cases = [c for c in FRAGMENTS if c[1] in ("explorer.average", "explorer.top_k", "ffn_norm.token", "positional.base")]
+    rows = fragment_reruns(browser, server, "the old man sees the red car", cases, repeats=2)
+    assert [r["control"] for r in rows] == [c[1] for c in cases]
+    for r in rows:
+        assert r["ok"], (r["control"], r["why"])  # data changed, a fragment run, nothing outside it sent
+        assert len(r["server_all"]) == len(r["browser_all"]) == 2
+        assert all(0 < x < 60_000 and math.isfinite(x) for x in r["server_all"] + r["browser_all"])
