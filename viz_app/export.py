@@ -14,6 +14,7 @@ import plotly
 import plotly.graph_objects as go
 
 from .figures.attention import pool_max
+from .figures.heatmap import spans
 
 
 def to_csv(values, x_labels=None, y_labels=None) -> str:
@@ -44,17 +45,10 @@ def lines_csv(weights, kept, q_labels, k_labels, header, min_weight: float = 0.0
     return _write(((q_labels[i], k_labels[j], str(w[i, j])) for i, j in zip(qi, kj)), header)
 
 
-def _spans(labels, block: int) -> list[str]:
-    """Axis labels of pooled cells: the first and last token each one covers."""
-    labels = list(labels)
-    ends = [(i, min(i + block, len(labels)) - 1) for i in range(0, len(labels), block)]
-    return [labels[a] if a == b else f"{labels[a]} … {labels[b]}" for a, b in ends]
-
-
 def grid_csv(patterns, q_labels, k_labels, header, block: int = 1) -> str:
     """The grid's numbers as drawn, one row per cell: layer, head, query, key, weight (pooled like the grid)."""
     p = pool_max(patterns, block)  # [layers, heads, q/block, k/block]
-    q, k = _spans(q_labels, block), _spans(k_labels, block)
+    q, k = spans(q_labels, block), spans(k_labels, block)
     return _write(((l, h, q[i], k[j], str(p[l, h, i, j])) for l, h, i, j in np.ndindex(*p.shape)), header)
 
 
