@@ -41,8 +41,8 @@ def test_every_message_of_a_page_at_2048_positions_is_under_2_mb(browser, server
         page.goto(f"{server}/{name}?" + urlencode({"model": "lm-en", "src": text}))
         wait_idle(page, charts=0 if name in ("overview",) else 1)
         assert page.locator('[data-testid="stException"]').count() == 0
-        assert "2027" in page.locator('[data-testid="stAlert"]').all_inner_texts().__str__() or name in (
-            "masks", "worked_example", "overview")
+        if name not in ("masks", "worked_example", "overview"):  # a batch of 64, no text, the diagram
+            assert "2027" in " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())  # the cut is said
         assert sizes and max(sizes) <= MESSAGE, f"largest message {max(sizes, default=0)} bytes"
     finally:
         context.close()
