@@ -3,8 +3,10 @@ import streamlit as st
 
 from viz_app.i18n import t
 from viz_app.registry import PAGES
+from viz_app.serving import settle
 
 st.set_page_config(page_title="Attention visualizer", layout="wide")
+settle()  # once per process: the modules out of the collection Streamlit runs after every run
 # A widget's value belongs to the page that drew it, and each page draws the sidebar itself: Streamlit
 # drops the sidebar's values when another page opens. Set by code here, they outlive the page change.
 for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special"):

@@ -1,0 +1,35 @@
+"""Once per server process: every app module imported, then moved out of the garbage collector's sight.
+
+Streamlit runs a full garbage collection after every script run (its `runner.postScriptGC` option), a
+fragment's included. With torch, plotly and pandas imported, a full collection walks about 250,000
+long-lived objects: 170–210 ms on a 2-core machine (BENCHMARKS.md, "Where a warm rerun's time goes"),
+holding the GIL, so the server sends nothing meanwhile and every other session's rerun waits.
+`gc.freeze()` puts the objects alive at that moment (modules, classes, functions: they live as long as
+the process) in a generation no collection visits; a collection then walks only what the runs made.
+Objects that are not cyclic are still freed by reference counting when they are frozen.
+"""
+from __future__ import annotations
+
+import gc
+import importlib
+import pkgutil
+import threading
+
+import viz_app
+
+_lock = threading.Lock()
+_settled = False
+
+
+def settle() -> None:
+    """Import every module under viz_app (what the pages import, torch, plotly and pandas with them), collect,
+    then freeze: the first call in a process does it, later calls return at once."""
+    global _settled
+    with _lock:
+        if _settled:
+            return
+        for module in pkgutil.walk_packages(viz_app.__path__, "viz_app."):
+            importlib.import_module(module.name)
+        gc.collect()
+        gc.freeze()
+        _settled = True
