@@ -173,6 +173,37 @@ def first_chart_and_rerender(b, base: str, sentence: str, new_sentences: list[st
                 rerender_all=rerender, ok=all(checks), checks=checks)
 
 
+# A page's first chart after a sidebar click: the URL is the page's, its title is up, nothing is stale and a
+# chart is drawn (the old page's elements are marked stale until the new run replaces them).
+DRAWN = """([path, title]) => location.pathname.endsWith('/' + path) && !document.querySelector('[data-stale="true"]')
+  && [...document.querySelectorAll('h1')].some(h => h.innerText.trim() === title)
+  && !!document.querySelector('[data-testid="stPlotlyChart"] .main-svg')"""
+
+
+def in_app_navigation(b, base: str, sentence: str, pages: list[tuple[str, str]], rounds: int = 2) -> dict:
+    """Sidebar link → the new page's first chart, in one session whose browser already holds Streamlit's JS and
+    whose server already holds the sentence's run (the tokens page opens first). `pages` are (url path, English
+    title); each round visits them in order. Returns per-page medians (s) and ok (every visit drew its page)."""
+    times, checks = {name: [] for name, _ in pages}, []
+    ctx = b.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    try:
+        p = ctx.new_page()
+        p.goto(url(base, "tokens", "translate-en-fr", sentence))
+        p.wait_for_function(IDLE, timeout=120_000, polling=100)
+        for _ in range(rounds):
+            for name, title in pages:
+                t0 = time.perf_counter()
+                p.locator('[data-testid="stSidebarNav"]').get_by_text(title, exact=True).click()
+                p.wait_for_function(DRAWN, arg=[name, title], timeout=120_000, polling=20)
+                times[name].append(time.perf_counter() - t0)
+                checks.append(parse_qs(urlparse(p.url).query).get("src") == [sentence])
+                p.evaluate("() => { window.__idleSince = 0; }")
+                p.wait_for_function(IDLE, timeout=120_000, polling=100)
+    finally:
+        ctx.close()
+    return dict(pages={name: statistics.median(v) for name, v in times.items()}, all=times, ok=all(checks))
+
+
 def memory(b, base: str, pid: int, models: list[str], sentences: dict, sessions: int = 50) -> dict:
     """RSS with every model loaded (one page visit each), then after `sessions` contexts came and went."""
     start = rss_mb(pid)
