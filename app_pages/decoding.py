@@ -12,7 +12,7 @@ st.write(t("decoding.intro"))
 if not loaders.decoding_applies(cfg.architecture):
     st.info(t("decoding.no_decoder"))
     st.stop()
-method, params = place.controls()
+method, params, note = place.controls()
 place.formulas(method)
 
 run = page.current_run()  # the source labels, and the page's notices about the text
@@ -30,6 +30,7 @@ heads = [t("decoding.head", h=h) for h in range(cfg.n_heads)]
 
 k = place.step_control(len(decoded.steps))
 step = decoded.steps[k]
+place.rare_note(note, step, k)
 left, right = st.columns(2)
 with left:
     place.summary(decoded, k, labels, tokenizer)

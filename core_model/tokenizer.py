@@ -246,6 +246,32 @@ class Tokenizer:
         kept = [self._checked_id(i) for i in ids]
         return self._sp.decode([i for i in kept if i not in (PAD_ID, BOS_ID, EOS_ID)])
 
+    def decode_visible(self, ids: Sequence[int]) -> str:
+        """`decode` for a reader: a byte piece that forms no valid UTF-8 shows as its label `<C3>`
+        (as in `display_pieces`), never as U+FFFD; a valid run of byte pieces (the two of "é") stays a character.
+
+        Each stray byte is swapped for the byte pieces of its label's ASCII text, so everything else
+        (specials, the dummy-prefix space) decodes exactly as `decode` does. Keep `decode` for evaluation.
+        """
+        kept = [self._checked_id(i) for i in ids]
+        out, run = [], []  # run: the byte values of the byte pieces read since the last other piece
+        for i in kept + [None]:
+            if i is not None and self._sp.is_byte(i):
+                run.append(int(_BYTE_PIECE.fullmatch(self._sp.id_to_piece(i))[1], 16))
+                continue
+            out += self._visible_byte_ids(bytes(run))
+            run = []
+            if i is not None:
+                out.append(i)
+        return self.decode(out)
+
+    def _visible_byte_ids(self, data: bytes) -> list[int]:
+        """Byte-piece ids spelling `data`, each byte that is not part of valid UTF-8 as the text `<XX>`."""
+        # surrogateescape turns each byte that is no part of a valid character into U+DC80..U+DCFF.
+        text = data.decode("utf-8", errors="surrogateescape")
+        visible = "".join(f"<{ord(c) - 0xDC00:02X}>" if "\udc80" <= c <= "\udcff" else c for c in text)
+        return self._char_byte_ids(visible)
+
     def pieces(self, text: str) -> list[str]:
         """The pieces of `text`, as sentencepiece spells them (`▁the`, `<0xE4>`)."""
         return [self._sp.id_to_piece(i) for i in self.encode(text)]
@@ -436,6 +462,10 @@ class WordPieceTokenizer:
         """The text of `ids`, with pad, [CLS] and [SEP] dropped (an [UNK] stays visible)."""
         kept = [int(i) for i in ids if int(i) not in (self.pad_id, self.bos_id, self.eos_id)]
         return rust_call(self._tk.decode, kept, skip_special_tokens=False)
+
+    def decode_visible(self, ids: Sequence[int]) -> str:
+        """`decode`: WordPiece has no byte pieces, so there is no stray byte to show."""
+        return self.decode(ids)
 
     def pieces(self, text: str) -> list[str]:
         return [self.id_to_piece(i) for i in self.encode(text)]

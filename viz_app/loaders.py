@@ -143,7 +143,7 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
             generated = ()
             if not cfg.has_encoder:
                 notices.append(("input.no_room", {"max_len": cfg.positions}))
-        output = loaded.tokenizers["tgt"].decode(list(generated))
+        output = loaded.tokenizers["tgt"].decode_visible(list(generated))  # shown: a stray byte as <C3>
     if cfg.architecture == "decoder":
         tgt_ids, src_ids = (cfg.bos_id, *prepared.ids), ()
     elif cfg.architecture == "encoder-decoder":
@@ -401,3 +401,4 @@ def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
               "mask": np.ones((n, n)) if mask is None else mask[0, 0].numpy().astype(np.float64)}
     stages.update({name: values[name][0, 0] for name in ("scores", "scores_scaled", "scores_masked", "pattern", "z")})
     return stages
+

@@ -37,6 +37,14 @@ def test_top_keeps_the_methods_probabilities_and_the_models_for_sampling():
     assert outside.chosen == -1
 
 
+def test_rare_sums_the_models_probability_below_a_bound():
+    # one token at 0.9 and 100 at 0.001 each, the spread label smoothing leaves: logits log(p)
+    logits = [math.log(0.9)] + [math.log(0.001)] * 100
+    rare = view.rare(NS(logits=np.array(logits)), 0.002)
+    assert rare.count == 100 and rare.mass == pytest.approx(0.1, rel=1e-6)
+    assert view.rare(NS(logits=np.array(logits)), 0.0005) == view.Rare(0, 0.0)
+
+
 def test_alignment_stacks_each_steps_head_mean_with_unseen_keys_empty():
     cross = view.alignment(DECODED, LABELS, ("0·x", "1·y"), 0)
     assert cross.cross and cross.keys == ("0·x", "1·y") and cross.generated == ("1·b", "2·b")

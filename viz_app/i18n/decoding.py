@@ -57,9 +57,17 @@ STRINGS = {
                                   "zh": "小于 1 使分布更尖锐，大于 1 使分布更平坦。"},
     "decoding.top_k": {"en": "Top-k (0 = all)", "zh": "Top-k（0 表示不限）"},
     "decoding.top_k.help": {"en": "Draw only from the k most likely tokens.", "zh": "只从概率最高的 k 个词元中抽取。"},
-    "decoding.top_p": {"en": "Top-p (nucleus)", "zh": "Top-p（核采样）"},
+    "decoding.top_p": {"en": "Top-p (nucleus, 1 = all)", "zh": "Top-p（核采样，1 表示不限）"},
     "decoding.top_p.help": {"en": "Draw only from the smallest set of most likely tokens whose probability adds up to p.",
                             "zh": "只从累计概率达到 p 的最小高概率词元集合中抽取。"},
+    "decoding.sample.why": {
+        "en": "The models were trained with label smoothing (ε = 0.1), which leaves about 10% of the probability spread "
+              "over the whole vocabulary, so plain sampling at T = 1 often picks a rare token. That is why top-k and "
+              "top-p are on: they keep only the most likely tokens, whose mass reaches p.",
+        "zh": "模型训练时用了标签平滑（ε = 0.1），约 10% 的概率被摊到整个词表上，所以在 T = 1 下直接采样常会抽到罕见词元。"
+              "因此默认开启 top-k 和 top-p：只保留最可能、累计概率达到 p 的那些词元。"},
+    "decoding.sample.rare": {"en": "At step {k}, the {n} tokens with p < 0.001 together hold {mass:.1%} of the model's probability.",
+                             "zh": "第 {k} 步：概率低于 0.001 的 {n} 个词元合计占模型概率的 {mass:.1%}。"},
     "decoding.seed": {"en": "Seed", "zh": "随机种子"},
     "decoding.seed.help": {"en": "The same seed always draws the same output.", "zh": "相同的种子总是抽出相同的输出。"},
     "decoding.step": {"en": "Step", "zh": "步骤"},

@@ -42,6 +42,29 @@ def chosen_p(step) -> float:
 
 
 @dataclass(frozen=True)
+class Rare:
+    """The step's tokens the model gives less than some probability, together."""
+    count: int
+    mass: float  # their summed probability under the model's softmax (T = 1, no filter)
+
+
+RARE = 1e-3  # a token the model gives less than this is "rare": what plain sampling should not pick
+
+
+def rare_in(p, below: float = RARE) -> Rare:
+    """Label smoothing leaves ≈ ε of the probability spread over the vocabulary: how much of `p` sits on the tokens
+    below `below`, and on how many."""
+    p = np.asarray(p)
+    low = p < below
+    return Rare(int(low.sum()), float(p[low].sum()))
+
+
+def rare(step, below: float = RARE) -> Rare:
+    """rare_in for a decoding step's distribution (T = 1, no filter)."""
+    return rare_in(softmax(step.logits), below)
+
+
+@dataclass(frozen=True)
 class Top:
     """A step's most likely next tokens, as the decoding method saw them."""
     ids: tuple[int, ...]

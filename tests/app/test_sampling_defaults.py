@@ -1,0 +1,78 @@
+"""Sampling's defaults on the Decoding page: a link that says nothing of top-k / top-p gets them on (the shipped
+models keep ≈ ε = 0.1 of their probability spread over the vocabulary, so plain sampling at T = 1 often picked a
+token with p < 0.001), 30 seeds through the page pick none, and a link can still turn both filters off."""
+from __future__ import annotations
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import APP, assert_clean, decode, named_chart
+from viz_app import loaders
+from viz_app.i18n import text
+from viz_app.views.decoding import RARE
+from viz_app.views import decoding as view
+
+SRC = "the small girl does not see the red car"  # the sidebar's first sentence for translate-en-fr
+SEEDS = 30
+
+
+def open_link(**params) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"model": "translate-en-fr", "src": SRC, "decoding.method": "sample", **params})
+    at.switch_page("app_pages/decoding.py")
+    return at.run()
+
+
+def chosen_probabilities(at: AppTest) -> np.ndarray:
+    """The steps table's model probability of each chosen token: view.steps_table over the run's step logits."""
+    table = at.dataframe[0].value
+    assert list(table.columns)[2] == text("decoding.table.p", "en")
+    return table.iloc[:, 2].to_numpy(dtype=np.float64)
+
+
+def test_a_link_without_top_k_or_top_p_gets_both_on_and_says_why():
+    at = open_link()
+    assert_clean(at)
+    assert at.slider(key="decoding.temperature").value == 1.0
+    assert at.number_input(key="decoding.top_k").value == 40
+    assert at.slider(key="decoding.top_p").value == 0.95
+    assert (at.query_params["decoding.top_k"], at.query_params["decoding.top_p"]) == ("40", "0.95")  # a copied link keeps them
+    captions = [c.value for c in at.caption]
+    assert text("decoding.sample.why", "en") in captions
+    step = loaders.decode("translate-en-fr", SRC, "sample", temperature=1.0, top_k=40, top_p=0.95, seed=0).steps[0]
+    rare = view.rare(step, RARE)
+    assert 0.05 < rare.mass < 0.6 and rare.count > 1000  # label smoothing's share, on most of the 1,300 tokens
+    assert text("decoding.sample.rare", "en", k=0, n=rare.count, mass=rare.mass) in captions
+
+
+def test_thirty_seeds_with_the_defaults_pick_no_rare_token():
+    at = open_link()
+    lowest = 1.0
+    for seed in range(SEEDS):
+        if seed:
+            at.number_input(key="decoding.seed").set_value(seed).run()
+        assert_clean(at)
+        probs = chosen_probabilities(at)
+        assert len(probs) >= 1
+        lowest = min(lowest, float(probs.min()))
+        assert probs.min() >= RARE, f"seed {seed} picked a token with p = {probs.min():.2e}"
+        assert "\ufffd" not in at.text[-1].value
+    assert lowest >= RARE
+
+
+def test_a_link_with_top_p_1_and_top_k_0_turns_both_off():
+    at = open_link(**{"decoding.top_p": "1", "decoding.top_k": "0"})
+    assert_clean(at)
+    assert at.number_input(key="decoding.top_k").value == 0 and at.slider(key="decoding.top_p").value == 1.0
+    assert not at.warning  # a valid link: nothing to report
+    model_bars, sampled_bars = named_chart(at, "decoding.top")["data"]
+    assert np.allclose(decode(sampled_bars["x"]), decode(model_bars["x"]), atol=1e-6)  # T = 1, no filter: the model's own
+
+
+def test_the_note_is_said_in_chinese_too():
+    at = open_link(lang="zh")
+    assert_clean(at)
+    captions = [c.value for c in at.caption]
+    assert text("decoding.sample.why", "zh") in captions
+    assert any(c.startswith("第 0 步：概率低于 0.001 的") for c in captions)
+    assert not any(text("decoding.sample.why", "en") in c for c in captions)
