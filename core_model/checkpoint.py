@@ -1,4 +1,5 @@
-"""Checkpoints: a folder with config.json, model.safetensors, the tokenizer model(s) and card.md.
+"""Checkpoints: a folder with config.json, model.safetensors, the tokenizer model(s) and card.md,
+and optionally train_log.csv, the training log (train_log.py reads it).
 
 Loading checks every field, file and tensor shape and says what is wrong in one sentence.
 Nothing is unpickled: safetensors and JSON hold data only, so no code from a file ever runs.
@@ -29,9 +30,11 @@ from .safe_load import (CARD, CONFIG, MAX_FILE_BYTES, MAX_LAYERS, MAX_WEIGHT_BYT
                         CheckpointError, Loaded, check_size, read_json_file, read_tensors, required,
                         safetensors_problem, size_text, within_limit)
 from .tokenizer import Tokenizer
+from .train_log import LOG_FILE, MAX_LOG_BYTES
 
-# Every file a load reads: ours, and a BERT folder's tokenizer.json. Nothing else is opened or unpacked.
-FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", "tokenizer.json")
+# Every file a load reads or keeps: ours, the training log, and a BERT folder's tokenizer.json.
+# Nothing else is opened, unpacked or copied.
+FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, "tokenizer.json")
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")  # what torch.save and pickle write
 
 
@@ -50,9 +53,13 @@ def weights_to_save(model: Transformer) -> dict[str, torch.Tensor]:
 def save(path, model: Transformer, tokenizers: dict, card: str = "", extra: dict | None = None) -> Path:
     """Write a checkpoint folder atomically: a crash midway leaves the previous one whole (see find).
 
-    `extra` maps further file names to bytes (a training run keeps its optimizer state there).
+    `extra` maps further file names to bytes: a training run keeps its optimizer state there, and
+    the training log under LOG_FILE (a shipped model keeps only the log).
     """
     path = Path(path)
+    for name in extra or {}:
+        if Path(name).name != name or name in ("", ".", ".."):
+            raise ValueError(f"save() writes files into the checkpoint folder only, not {name!r}.")
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_leftovers(path)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
@@ -124,6 +131,10 @@ def check_files(path: Path) -> None:
     for name in FILES:
         if (path / name).is_file():
             within_limit(path / name)
+    log = path / LOG_FILE
+    if log.is_file() and log.stat().st_size > MAX_LOG_BYTES:  # read whole by the app: kept far smaller
+        raise CheckpointError(f"{LOG_FILE} is {size_text(log.stat().st_size)}, over the limit of "
+                              f"{size_text(MAX_LOG_BYTES)}.", "limit")
     if not (path / WEIGHTS).is_file():
         refuse_pickles(os.listdir(path))
 
@@ -176,7 +187,7 @@ def load(path) -> Loaded:
 
 MAX_ZIP_BYTES = 128 * 2**20  # an uploaded zip
 MAX_UNPACKED_BYTES = 256 * 2**20  # what a zip may unpack to, and what a copied folder may hold
-MAX_ZIP_ENTRIES = 64  # a checkpoint folder has six files at most
+MAX_ZIP_ENTRIES = 64  # a checkpoint folder has seven files at most (FILES)
 MAX_ZIP_DIRECTORY = 256 * 2**10  # zipfile parses a zip's whole list of entries at once: 7 s for 200,000
 MACOS_EXTRAS = ("__MACOSX", ".DS_Store")  # what macOS's Finder adds to every zip it makes
 

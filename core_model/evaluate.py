@@ -25,6 +25,7 @@ from .decoding import sample
 from .model import Transformer
 from .tasks import TASKS, corpus, loss_fn, make_batch
 from .trace import run_with_trace
+from .train_log import LOG_FILE, read_log
 
 
 @torch.no_grad()
@@ -159,8 +160,12 @@ def cpu_model() -> str:
     return platform.machine()
 
 
-def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: list[str]) -> str:
-    """The model card: data, config, how it was trained and how long it took, metrics, limits, words."""
+def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: list[str],
+                log_every: int | None = None) -> str:
+    """The model card: data, config, how it was trained and how long it took, metrics, limits, words.
+
+    With `log_every`, a line says what the shipped train_log.csv holds.
+    """
     shown = {k: v for k, v in metrics.items() if k != "errors"}
     parts = [
         f"# {task.name}\n",
@@ -175,6 +180,11 @@ def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: li
         f"{state['step']} steps, {state['tokens']:,} target tokens, {state['seconds']:.0f} s measured on "
         f"{os.cpu_count()} CPU cores ({cpu_model()}), torch {torch.__version__}, "
         f"{datetime.date.today().isoformat()}. Final validation loss {state['valid_loss']:.4f}.\n",
+    ]
+    if log_every:
+        parts.append(f"`{LOG_FILE}` holds the training loss, validation loss, learning rate and gradient norm "
+                     f"every {log_every} steps (and at each validation).\n")
+    parts += [
         "## Metrics (test split)\n",
         "These are what `python -m core_model.evaluate` prints for this folder:\n",
         "```json\n" + json.dumps(shown, indent=2) + "\n```\n",
@@ -199,12 +209,15 @@ def lm_samples(loaded, n: int = 5) -> list[str]:
 
 
 def ship(run_checkpoint: Path, dest: Path, task, state: dict, command: str) -> dict:
-    """Evaluate a finished run and write it to `dest` with its card (no optimizer state)."""
+    """Evaluate a finished run and write it to `dest` with its card and training log (no optimizer state)."""
     metrics = evaluate(run_checkpoint, task.name, state["seed"])
     loaded = checkpoint.load(run_checkpoint)
     samples = lm_samples(loaded) if loaded.config.architecture == "decoder" else []
-    card = render_card(task, loaded.config, metrics, state, command, samples)
-    checkpoint.save(dest, loaded.model, loaded.tokenizers, card)
+    log = read_log(loaded.path)  # checked before it is shipped; None for a run that kept none
+    extra = {LOG_FILE: (loaded.path / LOG_FILE).read_bytes()} if log is not None else {}
+    log_every = state.get("log_every", 50) if log is not None else None
+    card = render_card(task, loaded.config, metrics, state, command, samples, log_every)
+    checkpoint.save(dest, loaded.model, loaded.tokenizers, card, extra)
     print(json.dumps({k: v for k, v in metrics.items() if k != "errors"}, indent=2))
     return metrics
 

@@ -5,6 +5,8 @@
 Teacher forcing, label smoothing, Adam with the paper's warm-up + inverse-square-root schedule,
 periodic validation, atomic checkpoints (an interrupted run never leaves a broken one) and
 --resume. With --ship DIR the finished model is evaluated and written to DIR with its card.
+Every --log-every steps, at each validation and at the last step, a row goes into the training
+log (train_log.py), which each checkpoint keeps (and ships) as train_log.csv.
 """
 from __future__ import annotations
 
@@ -26,8 +28,9 @@ from .config import ModelConfig
 from .evaluate import ship
 from .model import Transformer
 # Shared with evaluate.py; importable from here as before.
-from .tasks import TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
+from .tasks import LABEL_SMOOTHING, TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
 from .tokenizer import Tokenizer
+from .train_log import LOG_FILE, LogWriter, read_log
 
 STATE_JSON, STATE_TENSORS = "train_state.json", "optimizer.safetensors"
 
@@ -117,7 +120,8 @@ def starting_point(task: Task, splits: dict, out: Path, resume: bool, seed: int)
         sizes = {f"{side}_vocab_size": tok.vocab_size for side, tok in tokenizers.items()}
         model = Transformer(ModelConfig(**task.config, **sizes))
     optimizer = torch.optim.Adam(model.parameters(), lr=0.0, betas=(0.9, 0.98), eps=1e-9)
-    state = {"step": 0, "seconds": 0.0, "tokens": 0, "valid_loss": None, "seed": seed, "task": task.name}
+    state = {"step": 0, "seconds": 0.0, "tokens": 0, "valid_loss": None, "seed": seed, "task": task.name,
+             "log_pending": None}
     if found:
         state.update(restore_optimizer(found, optimizer))
         print(f"Resuming from {found} at step {state['step']}.", file=sys.stderr)
@@ -137,14 +141,34 @@ def batches_from(step: int, examples, batch_size: int, seed: int, steps: int):
 
 
 def optimizer_step(model: Transformer, optimizer: torch.optim.Optimizer, examples, task: Task, step: int):
-    """One update at the schedule's learning rate for `step`; returns (loss, target tokens in the batch)."""
+    """One update at the schedule's learning rate for `step`.
+
+    Returns (loss, target tokens in the batch, the gradient's global L2 norm before the update).
+    """
     for group in optimizer.param_groups:
         group["lr"] = learning_rate(step, model.cfg.d_model, task.warmup, task.lr_factor)
-    loss, n_tokens = loss_fn(model, make_batch(examples, model.cfg), smoothing=0.1)
+    loss, n_tokens = loss_fn(model, make_batch(examples, model.cfg), smoothing=LABEL_SMOOTHING)
     optimizer.zero_grad()
     loss.backward()
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    grad_norm = float(torch.nn.utils.get_total_norm(grads)) if grads else 0.0  # the gradients are left as they are
     optimizer.step()
-    return loss, n_tokens
+    return loss, n_tokens, grad_norm
+
+
+def resumed_log(out: Path, state: dict) -> LogWriter:
+    """The run's log: that of the checkpoint resumed from (without rows after its step), or a new one."""
+    found = checkpoint.find(out / "checkpoint") if state["step"] else None
+    return LogWriter.resume(read_log(found) if found else None, state["step"], state["log_pending"])
+
+
+def save_run(out: Path, model: Transformer, tokenizers: dict, optimizer: torch.optim.Optimizer, state: dict,
+             log: LogWriter) -> None:
+    """Save the checkpoint with the optimizer state, the counters and the log, all of one step."""
+    state["log_pending"] = log.pending  # the sums of the steps since the last row, for an exact resume
+    card = f"Training checkpoint of {state['task']}, step {state['step']}.\n"
+    extra = dict(optimizer_files(optimizer, state), **{LOG_FILE: log.to_bytes()})
+    checkpoint.save(out / "checkpoint", model, tokenizers, card, extra)
 
 
 class Progress:
@@ -165,12 +189,13 @@ class Progress:
 
 def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume: bool = False,
           n_train: int | None = None, validate_every: int = 500, save_every: int = 500,
-          progress: bool = True) -> dict:
-    """Train (or resume) into out/checkpoint; return the run's summary."""
+          progress: bool = True, log_every: int = 50) -> dict:
+    """Train (or resume) into out/checkpoint, its log in out/checkpoint/train_log.csv; return the run's summary."""
     steps = steps or task.steps
     torch.manual_seed(seed)
     splits = corpus(task, seed, n_train)
     model, tokenizers, optimizer, state = starting_point(task, splits, out, resume, seed)
+    log, state["log_every"] = resumed_log(out, state), log_every
     train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
     valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     model.train()
@@ -178,17 +203,21 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     started = time.perf_counter() - state["seconds"]
     for examples in batches_from(state["step"], train_set, task.batch_size, seed, steps):
         state["step"] += 1
-        loss, n_tokens = optimizer_step(model, optimizer, examples, task, state["step"])
+        loss, n_tokens, grad_norm = optimizer_step(model, optimizer, examples, task, state["step"])
         state["tokens"] += n_tokens
+        log.add_step(loss.item(), grad_norm)
         shown.step(state["step"], loss, n_tokens)
         last = state["step"] == steps
-        if state["step"] % validate_every == 0 or last:
+        validated = state["step"] % validate_every == 0 or last
+        if validated:
             state["valid_loss"] = validation_loss(model, valid_set, 128)
             shown.bar.write(f"step {state['step']}: valid loss {state['valid_loss']:.4f}")
+        if validated or state["step"] % log_every == 0:
+            valid_loss = state["valid_loss"] if validated else None
+            log.write_row(state["step"], optimizer.param_groups[0]["lr"], state["tokens"], valid_loss)
         if state["step"] % save_every == 0 or last:
             state["seconds"] = time.perf_counter() - started
-            card = f"Training checkpoint of {task.name}, step {state['step']}.\n"
-            checkpoint.save(out / "checkpoint", model, tokenizers, card, optimizer_files(optimizer, state))
+            save_run(out, model, tokenizers, optimizer, state, log)
     shown.bar.close()
     state["seconds"] = time.perf_counter() - started
     model.eval()
@@ -216,6 +245,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ship", type=cli.path, help="evaluate and write the finished model here, with its card")
     parser.add_argument("--validate-every", type=cli.whole(1), default=500)
     parser.add_argument("--save-every", type=cli.whole(1), default=500)
+    parser.add_argument("--log-every", type=cli.whole(1), default=50,
+                        help="steps between the rows of the training log, train_log.csv (default: 50)")
     parser.add_argument("--threads", type=cli.whole(1), help="CPU threads for torch (default: torch's own choice)")
     args = parser.parse_args(argv)
     if args.threads:
@@ -223,7 +254,7 @@ def main(argv=None) -> int:
     task = TASKS[args.task]
     try:
         state = train(task, args.out, args.seed, args.steps, args.resume, args.n_train,
-                      args.validate_every, args.save_every)
+                      args.validate_every, args.save_every, log_every=args.log_every)
     except KeyboardInterrupt:
         print(f"\n{interrupted_message(args.out / 'checkpoint')}", file=sys.stderr)
         return 130  # the shell's code for "ended by Ctrl-C"
