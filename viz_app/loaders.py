@@ -20,7 +20,9 @@ from core_model import bert, checkpoint, decoding
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
 from core_model.masks import causal_mask
+from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
+from core_model.train import encode_pairs, learning_rate
 
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
@@ -402,3 +404,45 @@ def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
     stages.update({name: values[name][0, 0] for name in ("scores", "scores_scaled", "scores_masked", "pattern", "z")})
     return stages
 
+
+# ----- training page ------------------------------------------------------------------------
+
+TEACHER_PAIRS = 4  # pairs in the teacher-forcing batch the page draws
+
+
+def shipped_task(name: str) -> Task | None:
+    """The task a shipped model was trained on (its folder name), or None (MiniLM, a user's own model)."""
+    return TASKS.get(name) if name in TASKS and (MODELS_DIR / name / checkpoint.CONFIG).is_file() else None
+
+
+def lr_schedule(d_model: int, warmup: int, factor: float, steps: int) -> np.ndarray:
+    """core_model.train.learning_rate for steps 1 … steps: the schedule training follows."""
+    return np.array([learning_rate(step, d_model, warmup, factor) for step in range(1, steps + 1)])
+
+
+@dataclass(frozen=True)
+class TeacherBatch:
+    src: np.ndarray | None  # [b, s] ids
+    tgt_in: np.ndarray  # [b, t]
+    tgt_out: np.ndarray  # [b, t]
+    loss: np.ndarray  # [b, t] each target's cross-entropy under LABEL_SMOOTHING (0 at padding)
+    pieces: dict  # "src" / "tgt_in" / "tgt_out" -> rows of display pieces
+
+
+@st.cache_data(max_entries=8, max_size="8MB", show_spinner=False)
+def teacher_batch(name: str) -> TeacherBatch:
+    """The first pairs of the task's training split (its own generator, seed 0) made into a batch by training's
+    own make_batch, and the shipped weights' loss of each target token (eval mode: no dropout)."""
+    loaded, task = load_model(name), shipped_task(name)
+    cfg = loaded.config
+    pairs = corpus(task, 0, 16 * TEACHER_PAIRS)["train"]
+    batch = make_batch(encode_pairs(pairs, loaded.tokenizers, cfg.max_len)[:TEACHER_PAIRS], cfg)
+    with torch.no_grad():
+        logits = loaded.model(batch["src"], batch["tgt_in"])
+        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), reduction="none",
+                                                 ignore_index=cfg.pad_id, label_smoothing=LABEL_SMOOTHING)
+    sides = {"src": ("src", batch["src"]), "tgt_in": ("tgt", batch["tgt_in"]), "tgt_out": ("tgt", batch["tgt_out"])}
+    pieces = {key: [[show_piece(p) for p in loaded.tokenizers[side].display_pieces(row.tolist())] for row in ids]
+              for key, (side, ids) in sides.items() if ids is not None}
+    return TeacherBatch(None if batch["src"] is None else batch["src"].numpy(), batch["tgt_in"].numpy(),
+                        batch["tgt_out"].numpy(), loss.view(batch["tgt_out"].shape).numpy().astype(np.float64), pieces)

@@ -23,5 +23,5 @@ class Page:
 
 PAGES = tuple(Page(name) for name in (
     "overview", "tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
-    "worked_example"))
+    "worked_example", "training"))
 NAMES = tuple(p.name for p in PAGES)

@@ -193,6 +193,10 @@ LINK_CASES = [
     *[("decoding", f"decoding.{k}", v, d) for k, d in (("temperature", 1.0), ("top_k", 40), ("top_p", 0.95), ("seed", 0))
       for v in ("-1", "99999999999999999999999", "nan", "abc")],
     ("worked_example", "worked_example.causal", "perhaps", False),
+    *[("training", "training.warmup", v, 4000) for v in ("0", "123", "abc", "nan")],
+    *[("training", "training.d_model", v, 512) for v in ("-1", "99999999999999999999999", "abc")],
+    *[("training", "training.eps", v, 0.1) for v in ("nan", "-1", "0.15", "abc")],
+    *[("training", "training.position", v, 0) for v in ("-1", "999", "abc")],
     *[("overview", k, v, 0) for k in ("layer", "head") for v in ("-1", "1.5", "")],
     ("overview", "layer", "99999999999999999999999", max(CONFIG.n_encoder_layers, CONFIG.n_decoder_layers) - 1),
     ("overview", "head", "99999999999999999999999", CONFIG.n_heads - 1),  # too high: the last one

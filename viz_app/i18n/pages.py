@@ -10,4 +10,5 @@ STRINGS = {
     "page.decoding": {"en": "Decoding", "zh": "解码"},
     "page.ffn_norm": {"en": "FFN, residual & normalization", "zh": "前馈网络、残差与归一化"},
     "page.worked_example": {"en": "Worked example", "zh": "手算示例"},
+    "page.training": {"en": "Training", "zh": "训练"},
 }

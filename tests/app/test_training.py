@@ -1,0 +1,130 @@
+"""The Training page under AppTest: every chart draws the view's numbers, and the views agree with training's
+own code (core_model.train's schedule, the run's logits, the teacher-forced batch's loss)."""
+import html
+
+import numpy as np
+import pytest
+import torch
+
+from core_model import bert
+from core_model.tasks import TASKS
+from core_model.train import learning_rate
+from viz_app import loaders
+
+from .conftest import assert_clean, decode, named_chart, named_z, open_page
+
+SENTENCE = "the small girl does not see the red car"
+SHIPPED = ("translate-en-fr", "lm-en", "reverse")
+
+
+def _charts(at):
+    return {c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")}
+
+
+@pytest.mark.parametrize("model", SHIPPED)
+def test_every_section_draws_for_a_shipped_model(model):
+    at = open_page("training", model=model, src=SENTENCE)
+    assert_clean(at)
+    expected = {"training.schedule", "training.smoothing", "training.teacher.tgt_in", "training.teacher.tgt_out",
+                "training.teacher.loss", "training.teacher.causal"}
+    expected |= {"training.teacher.src"} if TASKS[model].config["architecture"] == "encoder-decoder" else set()
+    assert _charts(at) == expected
+    assert any(model in e.label for e in at.expander)  # the model card, folded
+
+
+def test_the_schedule_chart_is_the_sliders_and_the_shipped_models_own():
+    at = open_page("training", model="translate-en-fr", src=SENTENCE)
+    task = TASKS["translate-en-fr"]
+    ours, trained = named_chart(at, "training.schedule")["data"]
+    lr = decode(ours["y"])
+    assert int(np.argmax(lr)) + 1 == 4000 and decode(ours["x"])[0] == 1  # the sliders' defaults: 512, 4000
+    assert lr[0] == pytest.approx(learning_rate(1, 512, 4000, 1.0), rel=1e-12)
+    steps, trained_lr = decode(trained["x"]), decode(trained["y"])
+    assert len(steps) == task.steps
+    assert [trained_lr[s - 1] for s in (1, task.warmup, task.steps)] == pytest.approx(
+        [learning_rate(s, 128, task.warmup, task.lr_factor) for s in (1, task.warmup, task.steps)], rel=1e-12)
+    at.select_slider(key="training.warmup").set_value(400).run()
+    assert_clean(at)
+    assert int(np.argmax(decode(named_chart(at, "training.schedule")["data"][0]["y"]))) + 1 == 400
+    assert at.query_params["training.warmup"] == "400"
+
+
+def test_the_smoothing_bars_are_the_runs_probabilities_and_the_smoothed_target():
+    at = open_page("training", model="translate-en-fr", src=SENTENCE)
+    at.selectbox(key="training.position").set_value(2).run()
+    at.select_slider(key="training.eps").set_value(0.2).run()
+    assert_clean(at)
+    run = loaders.run("translate-en-fr", SENTENCE)
+    p = torch.softmax(torch.as_tensor(run.trace["logits"][0, 2], dtype=torch.float64), -1).numpy()
+    model_p, target_q = named_chart(at, "training.smoothing")["data"]
+    target = run.tgt_ids[3]  # position 2 predicts the decoder's token 3
+    vocab = p.shape[0]
+    np.testing.assert_allclose(decode(model_p["y"])[0], p[target], rtol=1e-12)
+    np.testing.assert_allclose(decode(model_p["y"])[1:], np.sort(np.delete(p, target))[::-1][:11], rtol=1e-12)
+    np.testing.assert_allclose(decode(target_q["y"]), [0.8 + 0.2 / vocab] + [0.2 / vocab] * 11, rtol=1e-12)
+    title = named_chart(at, "training.smoothing")["layout"]["title"]["text"]
+    assert run.tgt_labels[3] in title and "ε = 0.2" in title
+    # the rare mass the page states is the run's own
+    rare = p[p < 1e-3].sum()
+    assert any(f"{rare:.1%}" in m.value for m in at.markdown)
+
+
+def test_a_token_with_markup_is_escaped_in_the_smoothing_title():
+    text = "<b>bold</b> and <s>struck</s>"
+    at = open_page("training", model="lm-en", src=text)
+    labels = loaders.run("lm-en", text).tgt_labels[1:]
+    position = next(i for i, label in enumerate(labels) if "<" in label)
+    at.selectbox(key="training.position").set_value(position).run()
+    assert_clean(at)
+    title = named_chart(at, "training.smoothing")["layout"]["title"]["text"]
+    assert html.escape(labels[position], quote=False) in title and "<" not in title  # plotly reads < as markup
+
+
+def test_the_loss_grid_is_the_batchs_loss_and_padding_is_empty():
+    at = open_page("training", model="reverse", src=SENTENCE)
+    batch = loaders.teacher_batch("reverse")
+    z = named_z(at, "training.teacher.loss")
+    pad = batch.tgt_out == 0
+    assert np.isnan(z[pad]).all()
+    np.testing.assert_allclose(z[~pad], batch.loss[~pad].astype(np.float32), rtol=1e-6)
+    kept = named_z(at, "training.teacher.tgt_in")
+    assert (kept == (batch.tgt_in != 0)).all()
+
+
+def test_in_chinese_every_heading_is_chinese():
+    at = open_page("training", model="translate-en-fr", src=SENTENCE, lang="zh")
+    assert_clean(at)
+    assert at.title[0].value == "训练"
+    assert [h.value for h in at.header] == ["学习率调度", "标签平滑", "教师强制：一个训练批次"]
+    assert "学习率" in named_chart(at, "training.schedule")["layout"]["yaxis"]["title"]["text"]
+
+
+def test_an_encoder_only_model_gets_the_schedule_and_a_message():
+    at = open_page("training", model=bert.MINILM, src=SENTENCE)
+    assert_clean(at)
+    assert _charts(at) == {"training.schedule"}
+    assert len(named_chart(at, "training.schedule")["data"]) == 1  # no shipped run of ours to draw beside it
+    assert [i.value for i in at.info] == [f"{bert.MINILM} was not trained by this project, so there is no training "
+                                          "run or model card to show; the schedule below still applies to any "
+                                          "Transformer.", f"{bert.MINILM} predicts no tokens: label smoothing and "
+                                          "teacher forcing belong to a model with a decoder."]
+
+
+def test_a_link_with_a_warm_up_off_the_slider_is_said_and_the_default_used():
+    at = open_page_with_link("training.warmup=123")
+    assert_clean(at)
+    assert any("training.warmup = 123" in w.value for w in at.warning)
+    assert int(np.argmax(decode(named_chart(at, "training.schedule")["data"][0]["y"]))) + 1 == 4000
+
+
+def open_page_with_link(query: str):
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+    at = AppTest.from_file(APP, default_timeout=60)
+    for pair in query.split("&"):
+        key, value = pair.split("=")
+        at.query_params[key] = value
+    at.session_state["model"], at.session_state["src"] = "translate-en-fr", SENTENCE
+    at.switch_page("app_pages/training.py")
+    return at.run()
