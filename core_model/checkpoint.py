@@ -1,5 +1,5 @@
 """Checkpoints: a folder with config.json, model.safetensors, the tokenizer model(s) and card.md,
-and optionally train_log.csv, the training log (train_log.py reads it).
+and optionally what training kept: train_log.csv (train_log.py) and attention_steps.safetensors (snapshots.py).
 
 Loading checks every field, file and tensor shape and says what is wrong in one sentence.
 Nothing is unpickled: safetensors and JSON hold data only, so no code from a file ever runs.
@@ -30,11 +30,13 @@ from .safe_load import (CARD, CONFIG, MAX_FILE_BYTES, MAX_LAYERS, MAX_WEIGHT_BYT
                         CheckpointError, Loaded, check_size, read_json_file, read_tensors, required,
                         safetensors_problem, size_text, within_limit)
 from .tokenizer import Tokenizer
+from .snapshots import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE
 from .train_log import LOG_FILE, MAX_LOG_BYTES
 
-# Every file a load reads or keeps: ours, the training log, and a BERT folder's tokenizer.json.
+# Every file a load reads or keeps: ours, what training kept, and a BERT folder's tokenizer.json.
 # Nothing else is opened, unpacked or copied.
-FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, "tokenizer.json")
+FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, "tokenizer.json")
+KEPT_LIMITS = {LOG_FILE: MAX_LOG_BYTES, SNAPSHOT_FILE: MAX_SNAPSHOT_BYTES}  # read whole by the app: kept far smaller
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")  # what torch.save and pickle write
 
 
@@ -131,10 +133,11 @@ def check_files(path: Path) -> None:
     for name in FILES:
         if (path / name).is_file():
             within_limit(path / name)
-    log = path / LOG_FILE
-    if log.is_file() and log.stat().st_size > MAX_LOG_BYTES:  # read whole by the app: kept far smaller
-        raise CheckpointError(f"{LOG_FILE} is {size_text(log.stat().st_size)}, over the limit of "
-                              f"{size_text(MAX_LOG_BYTES)}.", "limit")
+    for name, limit in KEPT_LIMITS.items():
+        kept = path / name
+        if kept.is_file() and kept.stat().st_size > limit:
+            raise CheckpointError(f"{name} is {size_text(kept.stat().st_size)}, over the limit of {size_text(limit)}.",
+                                  "limit")
     if not (path / WEIGHTS).is_file():
         refuse_pickles(os.listdir(path))
 
@@ -187,7 +190,7 @@ def load(path) -> Loaded:
 
 MAX_ZIP_BYTES = 128 * 2**20  # an uploaded zip
 MAX_UNPACKED_BYTES = 256 * 2**20  # what a zip may unpack to, and what a copied folder may hold
-MAX_ZIP_ENTRIES = 64  # a checkpoint folder has seven files at most (FILES)
+MAX_ZIP_ENTRIES = 64  # a checkpoint folder has eight files at most (FILES)
 MAX_ZIP_DIRECTORY = 256 * 2**10  # zipfile parses a zip's whole list of entries at once: 7 s for 200,000
 MACOS_EXTRAS = ("__MACOSX", ".DS_Store")  # what macOS's Finder adds to every zip it makes
 

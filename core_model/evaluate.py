@@ -25,6 +25,7 @@ from .decoding import sample
 from .model import Transformer
 from .tasks import TASKS, corpus, loss_fn, make_batch
 from .trace import run_with_trace
+from .snapshots import SNAPSHOT_FILE, read_snapshots
 from .train_log import LOG_FILE, read_log
 
 
@@ -213,8 +214,9 @@ def ship(run_checkpoint: Path, dest: Path, task, state: dict, command: str) -> d
     metrics = evaluate(run_checkpoint, task.name, state["seed"])
     loaded = checkpoint.load(run_checkpoint)
     samples = lm_samples(loaded) if loaded.config.architecture == "decoder" else []
-    log = read_log(loaded.path)  # checked before it is shipped; None for a run that kept none
-    extra = {LOG_FILE: (loaded.path / LOG_FILE).read_bytes()} if log is not None else {}
+    log = read_log(loaded.path)  # each checked before it is shipped; None for a run that kept none
+    kept = {LOG_FILE: log, SNAPSHOT_FILE: read_snapshots(loaded.path)}
+    extra = {name: (loaded.path / name).read_bytes() for name, value in kept.items() if value is not None}
     log_every = state.get("log_every", 50) if log is not None else None
     card = render_card(task, loaded.config, metrics, state, command, samples, log_every)
     checkpoint.save(dest, loaded.model, loaded.tokenizers, card, extra)

@@ -25,11 +25,13 @@ from tqdm import tqdm
 
 from . import checkpoint, cli
 from .config import ModelConfig
-from .evaluate import ship
+from .evaluate import alignment_error_rates, ship
 from .model import Transformer
 # Shared with evaluate.py; importable from here as before.
 from .tasks import LABEL_SMOOTHING, TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
 from .tokenizer import Tokenizer
+from .safe_load import Loaded
+from .snapshots import AER_PAIRS, PROBES, SNAPSHOT_FILE, SnapshotWriter, probe_of, read_snapshots, resumed, snapshot_steps
 from .train_log import LOG_FILE, LogWriter, read_log
 
 STATE_JSON, STATE_TENSORS = "train_state.json", "optimizer.safetensors"
@@ -162,12 +164,31 @@ def resumed_log(out: Path, state: dict) -> LogWriter:
     return LogWriter.resume(read_log(found) if found else None, state["step"], state["log_pending"])
 
 
+def resumed_snapshots(out: Path, state: dict, splits: dict, tokenizers: dict, model: Transformer,
+                      steps: int) -> SnapshotWriter:
+    """The run's attention snapshots (snapshots.py): those of the checkpoint resumed from, or new ones starting
+    with the untrained model's; the AER needs pairs with a gold alignment (the translation and reversal tasks)."""
+    cfg = model.cfg
+    probes = [probe_of(tokenizers, cfg.bos_id, src, tgt) for src, tgt, _ in splits["valid"][:PROBES]]
+    pairs = [pair for _, _, pair in splits["valid"][:AER_PAIRS] if pair is not None]
+
+    def aer(m):
+        return alignment_error_rates(Loaded(m, cfg, tokenizers, "", out), pairs)
+
+    writer = SnapshotWriter(probes, snapshot_steps(steps), aer if pairs and cfg.has_encoder else None)
+    found = checkpoint.find(out / "checkpoint") if state["step"] else None
+    if found:
+        return resumed(writer, read_snapshots(found), state["step"])
+    writer.add(0, model)
+    return writer
+
+
 def save_run(out: Path, model: Transformer, tokenizers: dict, optimizer: torch.optim.Optimizer, state: dict,
-             log: LogWriter) -> None:
-    """Save the checkpoint with the optimizer state, the counters and the log, all of one step."""
+             log: LogWriter, snaps: SnapshotWriter) -> None:
+    """Save the checkpoint with the optimizer state, the counters, the log and the snapshots, all of one step."""
     state["log_pending"] = log.pending  # the sums of the steps since the last row, for an exact resume
     card = f"Training checkpoint of {state['task']}, step {state['step']}.\n"
-    extra = dict(optimizer_files(optimizer, state), **{LOG_FILE: log.to_bytes()})
+    extra = dict(optimizer_files(optimizer, state), **{LOG_FILE: log.to_bytes(), SNAPSHOT_FILE: snaps.to_bytes()})
     checkpoint.save(out / "checkpoint", model, tokenizers, card, extra)
 
 
@@ -196,6 +217,7 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     splits = corpus(task, seed, n_train)
     model, tokenizers, optimizer, state = starting_point(task, splits, out, resume, seed)
     log, state["log_every"] = resumed_log(out, state), log_every
+    snaps = resumed_snapshots(out, state, splits, tokenizers, model, steps)
     train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
     valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     model.train()
@@ -207,6 +229,8 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
         state["tokens"] += n_tokens
         log.add_step(loss.item(), grad_norm)
         shown.step(state["step"], loss, n_tokens)
+        if snaps.wants(state["step"]):
+            snaps.add(state["step"], model)
         last = state["step"] == steps
         validated = state["step"] % validate_every == 0 or last
         if validated:
@@ -217,7 +241,7 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
             log.write_row(state["step"], optimizer.param_groups[0]["lr"], state["tokens"], valid_loss)
         if state["step"] % save_every == 0 or last:
             state["seconds"] = time.perf_counter() - started
-            save_run(out, model, tokenizers, optimizer, state, log)
+            save_run(out, model, tokenizers, optimizer, state, log, snaps)
     shown.bar.close()
     state["seconds"] = time.perf_counter() - started
     model.eval()

@@ -284,7 +284,7 @@ def test_a_zip_with_thousands_of_entries_is_refused_before_it_is_parsed(tmp_path
 def test_a_zip_with_too_many_entries_is_refused(tmp_path):
     data = zip_of({f"{i}.txt": b"" for i in range(100)})
     assert refused(extract_zip, data, tmp_path / "dest") == (
-        "the zip holds 100 entries, more than the 64 allowed; a checkpoint folder has at most 7 files.")
+        "the zip holds 100 entries, more than the 64 allowed; a checkpoint folder has at most 8 files.")
 
 
 @pytest.mark.parametrize("names, where", [

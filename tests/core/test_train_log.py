@@ -73,8 +73,8 @@ def test_a_resume_at_a_row_free_step_loses_and_repeats_nothing(straight, tmp_pat
     from core_model import train as train_module
     real_save = train_module.save_run
 
-    def save_then_stop(out, model, tokenizers, optimizer, state, log):
-        real_save(out, model, tokenizers, optimizer, state, log)
+    def save_then_stop(out, model, tokenizers, optimizer, state, log, snaps):
+        real_save(out, model, tokenizers, optimizer, state, log, snaps)
         if state["step"] == 14:
             raise KeyboardInterrupt
 
