@@ -10,6 +10,8 @@ name = st.session_state["model"]
 st.title(t("page.training"))
 st.write(t("training.intro"))
 place.card(name)
+place.run_log(name)
+place.forming(name)
 
 st.header(t("training.schedule.header"))
 st.write(t("training.schedule.about"))
@@ -18,7 +20,7 @@ place.schedule(cfg)  # its sliders rerun only the schedule (a fragment)
 
 st.header(t("training.smoothing.header"))
 if not cfg.has_decoder:
-    st.info(t("training.smoothing.none", model=name))
+    st.info(t("training.smoothing.none", model=place.shown_name(name)))
     st.stop()
 st.write(t("training.smoothing.about"))
 page.current_run()  # the sidebar's run, its notices said once; the fragment below reads it from the cache

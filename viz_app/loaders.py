@@ -23,6 +23,8 @@ from core_model.masks import causal_mask
 from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
 from core_model.train import encode_pairs, learning_rate
+from core_model.snapshots import Snapshots, read_snapshots
+from core_model.train_log import TrainLog, read_log
 
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
@@ -413,6 +415,19 @@ TEACHER_PAIRS = 4  # pairs in the teacher-forcing batch the page draws
 def shipped_task(name: str) -> Task | None:
     """The task a shipped model was trained on (its folder name), or None (MiniLM, a user's own model)."""
     return TASKS.get(name) if name in TASKS and (MODELS_DIR / name / checkpoint.CONFIG).is_file() else None
+
+
+@st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
+def training_log(name: str) -> TrainLog | None:
+    """The training log kept in the model's folder (train_log.csv), or None; CheckpointError if it is bad."""
+    return read_log(model_folder(name))
+
+
+@st.cache_data(max_entries=8, max_size="128MB", show_spinner=False)
+def training_snapshots(name: str) -> Snapshots | None:
+    """The attention snapshots kept in the model's folder (attention_steps.safetensors), or None; CheckpointError
+    if they are bad."""
+    return read_snapshots(model_folder(name))
 
 
 def lr_schedule(d_model: int, warmup: int, factor: float, steps: int) -> np.ndarray:

@@ -52,7 +52,7 @@ def test_a_good_zip_is_added_selected_and_drawn_on_every_page():
     # The same weights as the shipped reverse model, so the same output: the page runs the upload.
     assert loaders.run("reverse", SENTENCE).output in [t.value for t in at.text]
     for page in ("tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
-                 "worked_example"):
+                 "worked_example", "training"):
         at.switch_page(f"app_pages/{page}.py").run()
         assert_clean(at)
         assert at.session_state["model"] == name, page
@@ -195,3 +195,23 @@ def test_a_file_name_made_of_markdown_is_shown_as_typed():
     html = rendered(at.error[0].value)
     assert "<img" not in html and "<a " not in html  # nothing to fetch, nothing to click
     assert name in errors(at)[0]
+
+
+def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
+    from core_model.train_log import LOG_FILE, parse_log
+
+    rows = "step,train_loss,valid_loss,lr,grad_norm,tokens\n10,2.5,,0.001,3.0,500\n20,1.5,1.25,0.002,2.0,1000\n"
+    at = open_page("training", src=SENTENCE)
+    upload(at, "logged.zip", zip_of({**files_of(REVERSE), LOG_FILE: rows.encode()}))
+    assert_clean(at)
+    log = parse_log(rows.encode())
+    train, valid = named_chart(at, "training.log.loss")["data"]
+    np.testing.assert_array_equal(decode(train["x"]), [10, 20])
+    np.testing.assert_array_equal(decode(train["y"]), log.train_loss)
+    np.testing.assert_array_equal(decode(valid["y"]), [np.nan, 1.25])
+    np.testing.assert_array_equal(decode(named_chart(at, "training.log.lr")["data"][0]["y"]), [0.001, 0.002])
+    upload(at, "damaged.zip", zip_of({**files_of(REVERSE), LOG_FILE: rows.replace("2.5", "nan").encode()}))
+    assert_clean(at)
+    assert at.session_state["model"].startswith("own-")  # the model itself is fine and loaded
+    assert "training.log.loss" not in [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
+    assert [shown(w.value) for w in at.warning] == [text("training.log.bad", "en", model="damaged (yours)")]

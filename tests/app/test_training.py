@@ -10,6 +10,7 @@ from core_model import bert
 from core_model.tasks import TASKS
 from core_model.train import learning_rate
 from viz_app import loaders
+from viz_app.i18n import text
 
 from .conftest import assert_clean, decode, named_chart, named_z, open_page
 
@@ -95,7 +96,7 @@ def test_in_chinese_every_heading_is_chinese():
     at = open_page("training", model="translate-en-fr", src=SENTENCE, lang="zh")
     assert_clean(at)
     assert at.title[0].value == "训练"
-    assert [h.value for h in at.header] == ["学习率调度", "标签平滑", "教师强制：一个训练批次"]
+    assert [h.value for h in at.header] == ["这个模型的训练过程", "注意力头的形成", "学习率调度", "标签平滑", "教师强制：一个训练批次"]
     assert "学习率" in named_chart(at, "training.schedule")["layout"]["yaxis"]["title"]["text"]
 
 
@@ -104,10 +105,8 @@ def test_an_encoder_only_model_gets_the_schedule_and_a_message():
     assert_clean(at)
     assert _charts(at) == {"training.schedule"}
     assert len(named_chart(at, "training.schedule")["data"]) == 1  # no shipped run of ours to draw beside it
-    assert [i.value for i in at.info] == [f"{bert.MINILM} was not trained by this project, so there is no training "
-                                          "run or model card to show; the schedule below still applies to any "
-                                          "Transformer.", f"{bert.MINILM} predicts no tokens: label smoothing and "
-                                          "teacher forcing belong to a model with a decoder."]
+    assert [i.value for i in at.info] == [text("training.card.none", "en", model=bert.MINILM),
+                                          text("training.smoothing.none", "en", model=bert.MINILM)]
 
 
 def test_a_link_with_a_warm_up_off_the_slider_is_said_and_the_default_used():
@@ -128,3 +127,44 @@ def open_page_with_link(query: str):
     at.session_state["model"], at.session_state["src"] = "translate-en-fr", SENTENCE
     at.switch_page("app_pages/training.py")
     return at.run()
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny reversal model trained here for 20 steps (its log and snapshots in its checkpoint), zipped as a
+    user would upload it."""
+    from core_model import checkpoint
+    from core_model.train import train
+    from tests.bad_checkpoints import zip_of
+    from tests.core.test_train import TINY
+
+    out = tmp_path_factory.mktemp("tiny") / "run"
+    train(TINY, out, steps=20, validate_every=10, save_every=10, log_every=5, progress=False)
+    folder = out / "checkpoint"
+    return folder, zip_of({n: (folder / n).read_bytes() for n in checkpoint.FILES if (folder / n).is_file()})
+
+
+def test_heads_forming_draws_an_uploaded_runs_saved_patterns_step_by_step(trained, tmp_path, monkeypatch):
+    from core_model.snapshots import read_snapshots
+
+    from .conftest import grid_tile
+    monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")
+    folder, data = trained
+    snaps = read_snapshots(folder)
+    at = open_page("training", src="one two three four five")
+    at.sidebar.file_uploader[0].set_value(("tiny.zip", data, "application/zip"))
+    at.run()
+    assert_clean(at)
+    cross = snaps.probes[0]["blocks"]["decoder.cross_attn"]  # [steps, layers, heads, q, k]
+    assert at.select_slider(key="training.forming.step").value == 0
+    np.testing.assert_array_equal(grid_tile(at, "training.forming.grid", 1, 1), cross[0, 1, 1])
+    at.select_slider(key="training.forming.step").set_value(20).run()
+    np.testing.assert_array_equal(grid_tile(at, "training.forming.grid", 1, 1), cross[-1, 1, 1])
+    aer = named_chart(at, "training.forming.aer")["data"]
+    np.testing.assert_allclose([decode(line["y"]) for line in aer], snaps.aer.T, rtol=1e-6)
+    loss = named_chart(at, "training.forming.loss")["data"][0]
+    assert decode(loss["x"]).tolist() == [5, 10, 15, 20]  # the log's rows up to the chosen step
+    at.toggle(key="training.forming.play").set_value(True).run()  # play: the next saved step on each rerun
+    assert at.select_slider(key="training.forming.step").value == 0  # after the last, from the start again
+    at.run()
+    assert at.select_slider(key="training.forming.step").value == int(snaps.steps[1])

@@ -12,9 +12,30 @@ STRINGS = {
     "training.card": {"en": "Model card of {model}: data, training command, metrics",
                       "zh": "{model} 的模型卡：数据、训练命令与指标"},
     "training.card.none": {
-        "en": "{model} was not trained by this project, so there is no training run or model card to show; the "
-              "schedule below still applies to any Transformer.",
-        "zh": "{model} 不是本项目训练的，因此没有训练记录或模型卡可以展示；下面的学习率调度对任何 Transformer 都适用。"},
+        "en": "{model} is not one of the models shipped with this app, so there is no model card or training "
+              "task to show; the schedule below applies to any Transformer.",
+        "zh": "{model} 不是本应用随附的模型，因此没有模型卡或训练任务可以展示；下面的学习率调度适用于任何 Transformer。"},
+    "training.log.header": {"en": "This model's training run", "zh": "这个模型的训练过程"},
+    "training.log.none": {
+        "en": "{model} was shipped without a training log. Training writes one into every checkpoint "
+              "(train_log.csv); `python -m core_model.train --task {model} --out runs/{model} --ship "
+              "assets/models/{model}` ships it beside the model.",
+        "zh": "{model} 随附时没有训练日志。训练会在每个检查点中写入日志（train_log.csv）；"
+              "`python -m core_model.train --task {model} --out runs/{model} --ship assets/models/{model}` 会把它和模型放在一起。"},
+    "training.log.bad": {"en": "The training log of {model} is damaged, so it is not drawn; the model itself is fine.",
+                         "zh": "{model} 的训练日志已损坏，因此不绘制；模型本身没有问题。"},
+    "training.log.loss": {"en": "Loss during training", "zh": "训练中的损失"},
+    "training.log.train": {"en": "training loss (label-smoothed, mean since the previous row)",
+                           "zh": "训练损失（标签平滑，自上一行以来的平均值）"},
+    "training.log.valid": {"en": "validation loss (plain cross-entropy)", "zh": "验证损失（普通交叉熵）"},
+    "training.log.lr": {"en": "Learning rate", "zh": "学习率"},
+    "training.log.grad_norm": {"en": "Gradient norm before each update", "zh": "每次更新前的梯度范数"},
+    "training.log.caption": {
+        "en": "{rows} rows of the model's own train_log.csv, up to step {last} and {tokens:,} target tokens. The "
+              "training loss is smoothed with ε = 0.1, so it stays above the validation loss, which is not.",
+        "zh": "模型自己的 train_log.csv 共 {rows} 行，到第 {last} 步、{tokens:,} 个目标词元为止。"
+              "训练损失带 ε = 0.1 的标签平滑，所以一直高于不带平滑的验证损失。"},
+    "training.axis.loss": {"en": "loss", "zh": "损失"},
     "training.schedule.header": {"en": "The learning-rate schedule", "zh": "学习率调度"},
     "training.schedule.about": {
         "en": "The learning rate grows linearly for the first warm-up steps, then falls with the inverse square "
@@ -67,6 +88,10 @@ STRINGS = {
         "zh": "这会在解码页上表现出来：在这个位置，模型把 **{mass:.1%}** 的概率分给了 {vocab} 个词元中的 {count} 个，"
               "每个都低于 0.001。温度 T = 1 的普通采样仅在这一步就有这么大的机会选中这样的罕见词元，而一句话有很多步："
               "这就是解码页默认开启 top-p 的原因。"},
+    "training.smoothing.empty": {
+        "en": "The model's output for this sentence is empty, so there is no target token to look at: try another "
+              "sentence.",
+        "zh": "模型对这个句子的输出是空的，因此没有可以查看的目标词元：请换一个句子试试。"},
     "training.smoothing.none": {
         "en": "{model} predicts no tokens: label smoothing and teacher forcing belong to a model with a decoder.",
         "zh": "{model} 不预测词元：标签平滑和教师强制只适用于带解码器的模型。"},
@@ -93,8 +118,33 @@ STRINGS = {
         "zh": "这个批次的损失是 {n} 个真实目标的平均值：{loss:.4f}（带标签平滑 ε = {eps:g} 的交叉熵，随附权重，不使用 dropout）；"
               "填充不计入。"},
     "training.teacher.none": {
-        "en": "{model} was not trained by this project: the batch comes from a shipped model's own training data.",
-        "zh": "{model} 不是本项目训练的：这个批次来自随附模型自己的训练数据。"},
+        "en": "{model} is not one of the shipped models: the batch comes from a shipped model's own training data.",
+        "zh": "{model} 不是随附的模型：这个批次来自随附模型自己的训练数据。"},
+    "training.forming.header": {"en": "Heads forming", "zh": "注意力头的形成"},
+    "training.forming.about": {
+        "en": "While the model trained, every head's attention on a few probe sentences was saved at about 20 steps, "
+              "from the untrained model (step 0) to the last, together with how far each layer's cross-attention "
+              "is from the true word alignment (alignment error rate, AER: 0 is perfect). Move the step or press "
+              "play to watch the alignment appear.",
+        "zh": "模型训练时，在大约 20 个步骤（从未训练的第 0 步到最后一步）保存了每个注意力头在几个探针句子上的注意力，"
+              "同时记录了每一层交叉注意力与真实词对齐的差距（对齐错误率 AER，0 表示完全正确）。拖动步数或按下播放，"
+              "就能看到对齐逐渐出现。"},
+    "training.forming.none": {
+        "en": "{model} was shipped without attention snapshots. Training saves them in every checkpoint "
+              "(attention_steps.safetensors); retraining with `python -m core_model.train --task {model} --ship …` "
+              "ships them beside the model.",
+        "zh": "{model} 随附时没有注意力快照。训练会把它们保存在每个检查点中（attention_steps.safetensors）；"
+              "用 `python -m core_model.train --task {model} --ship …` 重新训练即可把它们和模型放在一起。"},
+    "training.forming.bad": {"en": "The attention snapshots of {model} are damaged, so they are not drawn.",
+                             "zh": "{model} 的注意力快照已损坏，因此不绘制。"},
+    "training.forming.play": {"en": "Play", "zh": "播放"},
+    "training.forming.probe": {"en": "Probe sentence", "zh": "探针句子"},
+    "training.forming.step": {"en": "Training step", "zh": "训练步"},
+    "training.forming.hint": {"en": "layer {layer}, head {head}", "zh": "第 {layer} 层，头 {head}"},
+    "training.forming.title": {"en": "Every head at step {step}: {block}", "zh": "第 {step} 步的所有头：{block}"},
+    "training.forming.aer": {"en": "Alignment error rate of the cross-attention", "zh": "交叉注意力的对齐错误率"},
+    "training.forming.aer_layer": {"en": "layer {n}", "zh": "第 {n} 层"},
+    "training.forming.loss": {"en": "Training loss so far", "zh": "到此为止的训练损失"},
     "training.axis.step": {"en": "step", "zh": "步"},
     "training.axis.lr": {"en": "learning rate", "zh": "学习率"},
     "training.axis.token": {"en": "token", "zh": "词元"},

@@ -9,8 +9,11 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from .. import loaders, page, state
+from core_model.safe_load import CheckpointError
+
+from .. import loaders, own_model, page, state
 from ..export import to_csv
+from ..figures import attention as fa
 from ..figures import training as figs
 from ..figures.heatmap import matrix
 from ..i18n import t
@@ -21,10 +24,15 @@ from ..views import training as view
 PAD_SCALE = [[0.0, "#9e9e9e"], [1.0, "#f7f7f7"]]  # padding grey, real tokens white
 
 
+def shown_name(name: str) -> str:
+    """The model's name as the sidebar shows it (a user's own model by its file's title, not its hash)."""
+    return own_model.labels()(name)
+
+
 def _task_or_say(name: str, why: str):
     task = loaders.shipped_task(name)
     if task is None:
-        st.info(t(why, model=name))
+        st.info(t(why, model=shown_name(name)))
     return task
 
 
@@ -57,6 +65,9 @@ def smoothing() -> None:
     run = page.cached_run()
     logits = run.trace["logits"][0]  # [positions, vocab]: position i predicts token i + 1
     labels = run.tgt_labels[1:]
+    if not labels:  # the model ended its output at once: no target token to look at
+        st.info(t("training.smoothing.empty"))
+        return
     position = state.setting("training.position", 0, state.parse_int, range(len(labels)).__contains__)
     eps = state.setting("training.eps", 0.1, float, view.EPS.__contains__, say_stale=True)
     page.show_noted()
@@ -96,9 +107,104 @@ def teacher_forcing(name: str, pad_id: int) -> None:
                    partial(to_csv, tf.causal.astype(int), labels, labels))
 
 
+def run_log(name: str) -> None:
+    """The model's own training run from its train_log.csv: the losses, the learning rate, the gradient norm.
+    A model with neither a log nor a task of ours gets nothing here (card() has said why)."""
+    try:
+        log = loaders.training_log(name)
+    except CheckpointError:
+        st.header(t("training.log.header"))
+        st.warning(t("training.log.bad", model=literal(shown_name(name))))
+        return
+    if log is None and loaders.shipped_task(name) is None:
+        return
+    st.header(t("training.log.header"))
+    if log is None:
+        st.info(t("training.log.none", model=name))
+        return
+    steps, axis = log.step, t("training.axis.step")
+    names = [t("training.log.train"), t("training.log.valid")]
+    page.chart(figs.lines([steps, steps], [log.train_loss, log.valid_loss], names, t("training.log.loss"), axis,
+                          t("training.axis.loss")), "training.log.loss",
+               partial(to_csv, np.stack([log.train_loss, log.valid_loss], 1), names, steps))
+    left, right = st.columns(2)
+    for column, (key, values) in zip((left, right), (("lr", log.lr), ("grad_norm", log.grad_norm))):
+        with column:
+            page.chart(figs.lines([steps], [values], [t(f"training.log.{key}")], t(f"training.log.{key}"), axis, ""),
+                       f"training.log.{key}", partial(to_csv, values[:, None], [key], steps))
+    st.caption(t("training.log.caption", rows=len(log), last=int(steps[-1]), tokens=int(log.tokens[-1])))
+
+
 def card(name: str) -> None:
     """The shipped model's card, folded (it is the repository's own Markdown)."""
     if _task_or_say(name, "training.card.none") is None:
         return
     with st.expander(t("training.card", model=literal(name))):
         st.markdown((loaders.model_folder(name) / "card.md").read_text(encoding="utf-8"))
+
+
+PLAY_SECONDS = 1.5  # between two saved steps while "play" is on
+
+
+def forming(name: str) -> None:
+    """Heads forming: the model's attention on a probe at each saved step of its training, with the alignment
+    error rate and the loss so far. The play switch reruns the section's fragment every PLAY_SECONDS."""
+    try:
+        snaps = loaders.training_snapshots(name)
+    except CheckpointError:
+        st.header(t("training.forming.header"))
+        st.warning(t("training.forming.bad", model=literal(shown_name(name))))
+        return
+    if snaps is None:
+        if loaders.shipped_task(name) is not None:
+            st.header(t("training.forming.header"))
+            st.info(t("training.forming.none", model=name))
+        return
+    st.header(t("training.forming.header"))
+    st.write(t("training.forming.about"))
+    playing = st.toggle(t("training.forming.play"), key="training.forming.play")
+    st.fragment(run_every=PLAY_SECONDS if playing else None)(_forming_step)(name, playing)
+
+
+def _forming_step(name: str, playing: bool) -> None:
+    snaps, ss = loaders.training_snapshots(name), st.session_state
+    probes = ["".join(p["src"] or p["tgt"][1:]).replace("▁", " ").strip() for p in snaps.probes]
+    left, middle = st.columns(2)
+    probe = left.selectbox(t("training.forming.probe"), range(len(probes)), key="training.forming.probe",
+                           format_func=lambda i: probes[i][:80])
+    blocks = list(snaps.probes[probe]["blocks"])
+    block = middle.selectbox(t("self_attention.kind"), blocks, key="training.forming.block",
+                             index=len(blocks) - 1, format_func=lambda b: t(f"self_attention.kind.{b}"))
+    steps = [int(s) for s in snaps.steps]
+    if playing:  # the next saved step, from the start again after the last
+        ss["training.forming.step"] = steps[(steps.index(ss.get("training.forming.step", steps[0])) + 1) % len(steps)]
+    step = st.select_slider(t("training.forming.step"), steps, key="training.forming.step")
+    log = None
+    try:
+        log = loaders.training_log(name)
+    except CheckpointError:
+        pass  # said by run_log above
+    f = view.forming(snaps.steps, snaps.probes[probe]["blocks"], block, steps.index(step), snaps.aer, log)
+    _forming_charts(f, block)
+
+
+def _forming_charts(f: view.Forming, block: str) -> None:
+    """The grid of heads at the step, then the alignment error rate and the loss up to it."""
+    n_layers, n_heads = f.patterns.shape[:2]
+    grid = fa.grid(f.patterns, [t("explorer.layer_n", n=i) for i in range(n_layers)],
+                   [t("explorer.head_n", n=h) for h in range(n_heads)], t("training.forming.hint"))
+    grid.update_layout(title={"text": t("training.forming.title", step=f.step, block=t(f"self_attention.kind.{block}"))})
+    page.chart(grid, "training.forming.grid")
+    left, right = st.columns(2)
+    axis = t("training.axis.step")
+    if f.aer is not None:
+        steps = np.maximum(f.steps, 1)  # on a log axis the untrained model, step 0, is drawn at 1
+        names = [t("training.forming.aer_layer", n=i) for i in range(f.aer.shape[1])]
+        with left:
+            page.chart(figs.lines([steps] * len(names), list(f.aer.T), names, t("training.forming.aer"), axis, "AER",
+                                  log_x=True, marker=max(f.step, 1)), "training.forming.aer",
+                       partial(to_csv, f.aer, names, f.steps))
+    if f.loss is not None and len(f.loss):
+        with right:
+            page.chart(figs.lines([f.loss_steps], [f.loss], [t("training.log.train")], t("training.forming.loss"), axis,
+                                  t("training.axis.loss"), log_x=True), "training.forming.loss")

@@ -87,3 +87,28 @@ def teacher_forcing(src, tgt_in, tgt_out, token_loss, pad_id: int) -> TeacherFor
     width = tgt_in.shape[1]
     return TeacherForcing(src, tgt_in, tgt_out, kept, None if src is None else src != pad_id,
                           np.tril(np.ones((width, width), dtype=bool)), loss, float(np.nanmean(loss)))
+
+
+@dataclass(frozen=True)
+class Forming:
+    """One saved step of a training run: every head of one block on one probe, and the curves up to that step."""
+    steps: np.ndarray  # every saved step
+    step: int
+    index: int  # of the step among the saved ones
+    patterns: np.ndarray  # [layers, heads, q, k]
+    aer: np.ndarray | None  # [saved steps, decoder layers]
+    loss_steps: np.ndarray | None  # the training log's steps up to `step`
+    loss: np.ndarray | None  # the training loss at those steps
+
+
+def forming(steps, blocks: dict, block: str, index: int, aer=None, log=None) -> Forming:
+    """`blocks` a probe's {block: [steps, layers, heads, q, k]}; `aer` [steps, layers] or None; `log` the run's
+    TrainLog or None."""
+    index = min(max(index, 0), len(steps) - 1)
+    step = int(steps[index])
+    loss_steps = loss = None
+    if log is not None:
+        upto = log.step <= step
+        loss_steps, loss = log.step[upto], log.train_loss[upto]
+    return Forming(np.asarray(steps), step, index, np.asarray(blocks[block][index], dtype=np.float32), aer, loss_steps,
+                   loss)
