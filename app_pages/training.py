@@ -3,6 +3,7 @@ import streamlit as st
 
 from viz_app import page
 from viz_app.i18n import t
+from viz_app.place import live_training as place_live
 from viz_app.place import training as place
 
 cfg = page.start()
@@ -12,6 +13,7 @@ st.write(t("training.intro"))
 place.card(name)
 place.run_log(name)
 place.forming(name)
+place_live.live()  # a tiny model trained in this session, one run per server at a time (a fragment)
 
 st.header(t("training.schedule.header"))
 st.write(t("training.schedule.about"))

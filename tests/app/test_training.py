@@ -96,7 +96,7 @@ def test_in_chinese_every_heading_is_chinese():
     at = open_page("training", model="translate-en-fr", src=SENTENCE, lang="zh")
     assert_clean(at)
     assert at.title[0].value == "训练"
-    assert [h.value for h in at.header] == ["这个模型的训练过程", "注意力头的形成", "学习率调度", "标签平滑", "教师强制：一个训练批次"]
+    assert [h.value for h in at.header] == ["这个模型的训练过程", "注意力头的形成", "现场训练一个模型", "学习率调度", "标签平滑", "教师强制：一个训练批次"]
     assert "学习率" in named_chart(at, "training.schedule")["layout"]["yaxis"]["title"]["text"]
 
 

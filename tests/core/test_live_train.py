@@ -1,0 +1,73 @@
+"""The live run of the Training page (core_model.live_train): it learns the reversal within its time bound, stops
+when asked or out of time, leaves no temporary folder, and lets go of its model when it ends."""
+from __future__ import annotations
+
+import dataclasses
+import gc
+import time
+import weakref
+
+import numpy as np
+import pytest
+
+from core_model.live_train import SECONDS, TINY, LiveRun, mirrored_share
+
+SHORT = dataclasses.replace(TINY, n_train=1000)  # quicker set-up for the tests that do not need it to learn
+
+
+@pytest.fixture(scope="module")
+def full_run():
+    """One whole run at the shipped settings: (run, records, a weak reference to its model, wall seconds)."""
+    run = LiveRun()
+    records, model = [], None
+    started = time.monotonic()
+    for record in run:
+        records.append(record)
+        if model is None:
+            model = weakref.ref(run.model)
+    return run, records, model, time.monotonic() - started
+
+
+def test_the_run_learns_within_the_bound(full_run):
+    run, records, _, seconds = full_run
+    first, last = records[0], records[-1]
+    assert last.ended == "steps" and last.step == TINY.steps, (last.ended, last.step, seconds)
+    assert seconds <= SECONDS + 5
+    assert first.step == 0 and last.loss < 0.4 * first.loss, (first.loss, last.loss)
+    assert mirrored_share(first.cross) < 0.5 <= 0.8 <= mirrored_share(last.cross)
+    assert last.cross.shape == (1, 2, len(run.probe.tgt_in), len(run.probe.src))
+    np.testing.assert_allclose(last.cross.sum(-1), 1, atol=1e-5)  # each query's weights over the source
+    assert first.output != run.probe.target
+    assert last.output.split()[:5] == run.probe.target.split()[:5]  # right, or nearly so
+    assert [r.step for r in records] == sorted({r.step for r in records})
+    assert all(r.ended is None for r in records[:-1])
+
+
+def test_the_temporary_folder_is_gone_and_the_model_let_go(full_run):
+    run, _, model, _ = full_run
+    assert run.folder is not None and not run.folder.exists()
+    assert run.model is None
+    gc.collect()
+    assert model() is None, "something still holds the trained model"
+
+
+def test_stop_ends_the_run_within_one_record():
+    run = LiveRun(dataclasses.replace(SHORT, steps=10_000), every=5)
+    records = []
+    for record in run:
+        records.append(record)
+        if record.step == 10:
+            run.stop()
+    assert records[-2].step == 10 and records[-1].ended == "stopped"
+    assert records[-1].step == 10  # no step after stop()
+    assert len(records) == 4  # steps 0, 5, 10 and the last
+
+
+def test_the_time_budget_holds():
+    budget = 3.0
+    run = LiveRun(dataclasses.replace(SHORT, steps=100_000), every=50, seconds=budget)
+    started = time.monotonic()
+    records = list(run)
+    elapsed = time.monotonic() - started
+    assert records[-1].ended == "time" and records[-1].step < 100_000
+    assert elapsed < max(budget, records[0].seconds) + 2.0  # checked between steps: at most one step and a record more
