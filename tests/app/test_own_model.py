@@ -198,6 +198,7 @@ def test_a_file_name_made_of_markdown_is_shown_as_typed():
 
 
 def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
+    from core_model.snapshots import SNAPSHOT_FILE
     from core_model.train_log import LOG_FILE, parse_log
 
     rows = "step,train_loss,valid_loss,lr,grad_norm,tokens\n10,2.5,,0.001,3.0,500\n20,1.5,1.25,0.002,2.0,1000\n"
@@ -210,8 +211,11 @@ def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
     np.testing.assert_array_equal(decode(train["y"]), log.train_loss)
     np.testing.assert_array_equal(decode(valid["y"]), [np.nan, 1.25])
     np.testing.assert_array_equal(decode(named_chart(at, "training.log.lr")["data"][0]["y"]), [0.001, 0.002])
-    upload(at, "damaged.zip", zip_of({**files_of(REVERSE), LOG_FILE: rows.replace("2.5", "nan").encode()}))
+    damaged = {LOG_FILE: rows.replace("2.5", "nan").encode(), SNAPSHOT_FILE: b"not safetensors at all"}
+    upload(at, "damaged.zip", zip_of({**files_of(REVERSE), **damaged}))
     assert_clean(at)
     assert at.session_state["model"].startswith("own-")  # the model itself is fine and loaded
-    assert "training.log.loss" not in [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
-    assert [shown(w.value) for w in at.warning] == [text("training.log.bad", "en", model="damaged (yours)")]
+    charts = [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
+    assert "training.log.loss" not in charts and "training.forming.grid" not in charts
+    assert [shown(w.value) for w in at.warning] == [text(f"training.{kind}.bad", "en", model="damaged (yours)")
+                                                    for kind in ("log", "forming")]

@@ -107,20 +107,29 @@ def teacher_forcing(name: str, pad_id: int) -> None:
                    partial(to_csv, tf.causal.astype(int), labels, labels))
 
 
+def _kept(name: str, read, section: str):
+    """What training kept in the model's folder, read by `read`, under the section's header; None when there is
+    nothing to draw: a damaged file (said), none in a shipped model (said how to get it), none elsewhere (silent:
+    card() has said the model is not ours)."""
+    try:
+        value = read(name)
+    except CheckpointError:
+        st.header(t(f"training.{section}.header"))
+        st.warning(t(f"training.{section}.bad", model=literal(shown_name(name))))
+        return None
+    if value is None and loaders.shipped_task(name) is None:
+        return None
+    st.header(t(f"training.{section}.header"))
+    if value is None:
+        st.info(t(f"training.{section}.none", model=name))
+    return value
+
+
 def run_log(name: str) -> None:
     """The model's own training run from its train_log.csv: the losses, the learning rate, the gradient norm.
     A model with neither a log nor a task of ours gets nothing here (card() has said why)."""
-    try:
-        log = loaders.training_log(name)
-    except CheckpointError:
-        st.header(t("training.log.header"))
-        st.warning(t("training.log.bad", model=literal(shown_name(name))))
-        return
-    if log is None and loaders.shipped_task(name) is None:
-        return
-    st.header(t("training.log.header"))
+    log = _kept(name, loaders.training_log, "log")
     if log is None:
-        st.info(t("training.log.none", model=name))
         return
     steps, axis = log.step, t("training.axis.step")
     names = [t("training.log.train"), t("training.log.valid")]
@@ -149,18 +158,8 @@ PLAY_SECONDS = 1.5  # between two saved steps while "play" is on
 def forming(name: str) -> None:
     """Heads forming: the model's attention on a probe at each saved step of its training, with the alignment
     error rate and the loss so far. The play switch reruns the section's fragment every PLAY_SECONDS."""
-    try:
-        snaps = loaders.training_snapshots(name)
-    except CheckpointError:
-        st.header(t("training.forming.header"))
-        st.warning(t("training.forming.bad", model=literal(shown_name(name))))
+    if _kept(name, loaders.training_snapshots, "forming") is None:
         return
-    if snaps is None:
-        if loaders.shipped_task(name) is not None:
-            st.header(t("training.forming.header"))
-            st.info(t("training.forming.none", model=name))
-        return
-    st.header(t("training.forming.header"))
     st.write(t("training.forming.about"))
     playing = st.toggle(t("training.forming.play"), key="training.forming.play")
     st.fragment(run_every=PLAY_SECONDS if playing else None)(_forming_step)(name, playing)
