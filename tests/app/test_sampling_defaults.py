@@ -1,6 +1,7 @@
 """Sampling's defaults on the Decoding page: a link that says nothing of top-k / top-p gets them on (the shipped
 models keep ≈ ε = 0.1 of their probability spread over the vocabulary, so plain sampling at T = 1 often picked a
-token with p < 0.001), 30 seeds through the page pick none, and a link can still turn both filters off."""
+token with p < 0.001); 100 seeds on each of five sentences with those defaults pick no token with p < 0.01, those
+through the page pick none below 0.001, and a link can still turn both filters off."""
 from __future__ import annotations
 
 import numpy as np
@@ -34,12 +35,12 @@ def test_a_link_without_top_k_or_top_p_gets_both_on_and_says_why():
     at = open_link()
     assert_clean(at)
     assert at.slider(key="decoding.temperature").value == 1.0
-    assert at.number_input(key="decoding.top_k").value == 40
-    assert at.slider(key="decoding.top_p").value == 0.95
-    assert (at.query_params["decoding.top_k"], at.query_params["decoding.top_p"]) == ("40", "0.95")  # a copied link keeps them
+    assert at.number_input(key="decoding.top_k").value == 10
+    assert at.slider(key="decoding.top_p").value == 0.9
+    assert (at.query_params["decoding.top_k"], at.query_params["decoding.top_p"]) == ("10", "0.9")  # a copied link keeps them
     captions = [c.value for c in at.caption]
     assert text("decoding.sample.why", "en") in captions
-    step = loaders.decode("translate-en-fr", SRC, "sample", temperature=1.0, top_k=40, top_p=0.95, seed=0).steps[0]
+    step = loaders.decode("translate-en-fr", SRC, "sample", temperature=1.0, top_k=10, top_p=0.9, seed=0).steps[0]
     rare = view.rare(step, RARE)
     assert 0.05 < rare.mass < 0.6 and rare.count > 1000  # label smoothing's share, on most of the 1,300 tokens
     assert text("decoding.sample.rare", "en", k=0, n=rare.count, mass=rare.mass) in captions
@@ -58,6 +59,23 @@ def test_thirty_seeds_with_the_defaults_pick_no_rare_token():
         assert probs.min() >= RARE, f"seed {seed} picked a token with p = {probs.min():.2e}"
         assert "\ufffd" not in at.text[-1].value
     assert lowest >= RARE
+
+
+SENTENCES = (SRC, "i see him", "the old man reads a book in the big house",
+             "my friends ate the green apples near the river", "she gives the keys to the children")
+
+
+def test_a_hundred_seeds_with_the_defaults_pick_no_token_below_one_percent():
+    """The app's own sampling path (loaders.decode, as the page calls it) with the defaults the page shows."""
+    lowest, outputs = 1.0, {}
+    for sentence in SENTENCES:
+        for seed in range(100):
+            decoded = loaders.decode("translate-en-fr", sentence, "sample", temperature=1.0, top_k=10, top_p=0.9,
+                                     seed=seed)
+            lowest = min(lowest, min(view.chosen_p(step) for step in decoded.steps))
+            outputs.setdefault(sentence, set()).add(decoded.ids)
+    assert lowest >= 0.01, f"a token with p = {lowest:.4f} was sampled"
+    assert max(len(seen) for seen in outputs.values()) > 3  # sampling still varies where the model is unsure
 
 
 def test_a_link_with_top_p_1_and_top_k_0_turns_both_off():
