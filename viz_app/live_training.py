@@ -17,10 +17,19 @@ from core_model.live_train import EVERY, SECONDS, TINY, LiveRun, Probe, Record
 
 STEPS = TINY.steps  # a run's step budget (tests set fewer)
 HEARTBEAT_SECONDS = 5.0  # a job whose session has not polled for this long is stopped
+MAX_WAITING = 32  # sessions in line at once: one more is told the line is full (start returns None)
+
+
+class Line:
+    """The jobs waiting, the next first (at most MAX_WAITING), and the one running; read and changed under _lock."""
+
+    def __init__(self):
+        self.waiting: list[Job] = []
+        self.running: Job | None = None
+
 
 _lock = threading.Lock()
-_line: list[Job] = []  # the jobs waiting, the next first
-_running: Job | None = None
+_line = Line()
 
 
 class Job:
@@ -57,49 +66,51 @@ class Job:
         """1-based place in the line of a waiting job; 0 once it runs or is done."""
         with _lock:
             _drop_gone()
-            return _line.index(self) + 1 if self in _line else 0
+            return _line.waiting.index(self) + 1 if self in _line.waiting else 0
 
     def stop(self) -> None:
         """Leave the line, or end the run at its next step (its last record says "stopped")."""
         with _lock:
-            if self in _line:
-                _line.remove(self)
+            if self in _line.waiting:
+                _line.waiting.remove(self)
                 self.state = "done"
         self.run.stop()
 
 
-def start(token: str) -> Job:
-    """The session's job: the one it has queued or running, else a new one at the end of the line."""
+def start(token: str) -> Job | None:
+    """The session's job: the one it has queued or running, else a new one at the end of the line; None when
+    MAX_WAITING sessions wait already."""
     with _lock:
-        for job in ([_running] if _running else []) + _line:
+        for job in ([_line.running] if _line.running else []) + _line.waiting:
             if job.token == token:
                 return job
+        _drop_gone()
+        if len(_line.waiting) >= MAX_WAITING:
+            return None
         job = Job(token)
-        _line.append(job)
+        _line.waiting.append(job)
         _next()
     return job
 
 
 def _drop_gone() -> None:
     """Jobs whose sessions left leave the line (under _lock)."""
-    for job in [j for j in _line if j.gone()]:
-        _line.remove(job)
+    for job in [j for j in _line.waiting if j.gone()]:
+        _line.waiting.remove(job)
         job.state = "done"
 
 
 def _next() -> None:
     """Start the first waiting job if nothing runs (under _lock)."""
-    global _running
     _drop_gone()
-    if _running is None and _line:
-        _running = _line.pop(0)
-        _running.state = "running"
-        threading.Thread(target=_train, args=(_running,), name="live-training", daemon=True).start()
+    if _line.running is None and _line.waiting:
+        _line.running = _line.waiting.pop(0)
+        _line.running.state = "running"
+        threading.Thread(target=_train, args=(_line.running,), name="live-training", daemon=True).start()
 
 
 def _train(job: Job) -> None:
     """The training thread: collect the run's records, stop it if its session has gone, then start the next job."""
-    global _running
     try:
         for record in job.run:
             job.records.append(record)
@@ -110,5 +121,5 @@ def _train(job: Job) -> None:
     finally:
         with _lock:
             job.state = "done"
-            _running = None
+            _line.running = None
             _next()

@@ -113,3 +113,12 @@ def test_a_session_that_goes_quiet_has_its_run_stopped(monkeypatch):
         assert time.monotonic() < deadline, "a run nobody watches was not stopped"
         time.sleep(0.2)
     assert job.records[-1].ended == "stopped" and job.records[-1].step < 100_000
+
+
+def test_a_full_line_is_said_and_nothing_is_queued(monkeypatch):
+    monkeypatch.setattr(live_training, "MAX_WAITING", 0)  # as if MAX_WAITING sessions waited already
+    at = opened()
+    press(at, "live.start")
+    assert [w.value for w in at.warning] == [text("live.full", "en", n=0)]
+    assert JOB not in at.session_state and not at.get("plotly_chart")
+    assert live_training._line.waiting == []

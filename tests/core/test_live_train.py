@@ -35,12 +35,23 @@ def test_the_run_learns_within_the_bound(full_run):
     assert seconds <= SECONDS + 5
     assert first.step == 0 and last.loss < 0.4 * first.loss, (first.loss, last.loss)
     assert mirrored_share(first.cross) < 0.5 <= 0.8 <= mirrored_share(last.cross)
+    assert alignment_error(first.cross) > 0.5 and alignment_error(last.cross) < 0.3  # the issue's bound
     assert last.cross.shape == (1, 2, len(run.probe.tgt_in), len(run.probe.src))
     np.testing.assert_allclose(last.cross.sum(-1), 1, atol=1e-5)  # each query's weights over the source
     assert first.output != run.probe.target
     assert last.output.split()[:5] == run.probe.target.split()[:5]  # right, or nearly so
     assert [r.step for r in records] == sorted({r.step for r in records})
     assert all(r.ended is None for r in records[:-1])
+
+
+def alignment_error(cross) -> float:
+    """AER = 1 − 2|A∩G| / (|A| + |G|) of the probe (one-token words): A links each target word to the source word its
+    last layer's mean head weighs most, G is the reversal's gold alignment (target i ↔ source n − 1 − i)."""
+    weights = cross[-1].mean(0)
+    n = weights.shape[1]
+    predicted = {(int(weights[i].argmax()), i) for i in range(n)}  # the </s> row left out: it aligns to nothing
+    gold = {(n - 1 - i, i) for i in range(n)}
+    return 1 - 2 * len(predicted & gold) / (len(predicted) + len(gold))
 
 
 def test_the_temporary_folder_is_gone_and_the_model_let_go(full_run):

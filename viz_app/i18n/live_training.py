@@ -28,6 +28,8 @@ STRINGS = {
     "live.ended.stopped": {
         "en": "Stopped after {steps} steps ({seconds:.1f} s), final loss {loss:.3f}. The probe's output: {output}",
         "zh": "已停止：训练了 {steps} 步（{seconds:.1f} 秒），最终损失 {loss:.3f}。探针的输出：{output}"},
+    "live.full": {"en": "{n} visitors are already waiting for a live run: please try again in a few minutes.",
+                  "zh": "已有 {n} 位访客在等待现场训练，请过几分钟再试。"},
     "live.left_line": {"en": "You left the line; nothing was trained.", "zh": "你已离开队列，没有进行训练。"},
     "live.failed": {"en": "The live run failed: {error}", "zh": "现场训练出错：{error}"},
     "live.loss": {"en": "training loss (label-smoothed, mean since the previous point)",

@@ -52,7 +52,11 @@ def _section(polling: bool) -> None:
     active = job is not None and job.active
     left, right = st.columns(2)
     if left.button(t("live.start"), key="live.start", disabled=active, type="primary"):
-        st.session_state[JOB] = live_training.start(_token())  # the previous run's records go with its job
+        job = live_training.start(_token())
+        if job is None:
+            st.warning(t("live.full", n=live_training.MAX_WAITING))
+            return
+        st.session_state[JOB] = job  # the previous run's records go with its job
         st.rerun()  # the whole page once, so the section becomes the polling fragment
     if right.button(t("live.stop"), key="live.stop", disabled=not active) and active:
         job.stop()
