@@ -423,7 +423,7 @@ def training_log(name: str) -> TrainLog | None:
     return read_log(model_folder(name))
 
 
-@st.cache_data(max_entries=8, max_size="128MB", show_spinner=False)
+@st.cache_data(max_entries=4, max_size="64MB", show_spinner=False)
 def training_snapshots(name: str) -> Snapshots | None:
     """The attention snapshots kept in the model's folder (attention_steps.safetensors), or None; CheckpointError
     if they are bad."""

@@ -227,3 +227,16 @@ def test_log_every_is_checked_on_the_command_line(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         main(["--task", "reverse", "--out", str(tmp_path / "run"), "--log-every", "0"])
     assert e.value.code == 2 and "argument --log-every: 0 is out of range" in capsys.readouterr().err
+
+
+def test_the_last_logged_validation_loss_is_the_saved_checkpoints_own(straight):
+    """Recomputed from the saved weights on the validation split, the loss is the log's last value: the log
+    holds the real run's numbers."""
+    from core_model.tasks import corpus
+    from core_model.train import encode_pairs, validation_loss
+
+    out, _ = straight
+    loaded = checkpoint.load(out / "checkpoint")
+    valid = encode_pairs(corpus(TINY, 0)["valid"], loaded.tokenizers, loaded.config.max_len)
+    assert validation_loss(loaded.model, valid, 128) == pytest.approx(read_log(out / "checkpoint").valid_loss[-1],
+                                                                     rel=1e-6)

@@ -11,6 +11,7 @@ STRINGS = {
               "使用下面的学习率调度，损失为带标签平滑（ε = 0.1）的交叉熵。"},
     "training.card": {"en": "Model card of {model}: data, training command, metrics",
                       "zh": "{model} 的模型卡：数据、训练命令与指标"},
+    "training.card.english": {"en": "The model card, as written (in English).", "zh": "以下是模型卡原文（英文）。"},
     "training.card.none": {
         "en": "{model} is not one of the models shipped with this app, so there is no model card or training "
               "task to show; the schedule below applies to any Transformer.",

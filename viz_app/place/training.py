@@ -16,7 +16,7 @@ from ..export import to_csv
 from ..figures import attention as fa
 from ..figures import training as figs
 from ..figures.heatmap import matrix
-from ..i18n import t
+from ..i18n import lang, t
 from ..text import literal, safe_labels, show_piece
 from ..views import training as view
 
@@ -148,8 +148,13 @@ def card(name: str) -> None:
     """The shipped model's card, folded (it is the repository's own Markdown)."""
     if _task_or_say(name, "training.card.none") is None:
         return
+    text = (loaders.model_folder(name) / "card.md").read_text(encoding="utf-8")
     with st.expander(t("training.card", model=literal(name))):
-        st.markdown((loaders.model_folder(name) / "card.md").read_text(encoding="utf-8"))
+        if lang() == "en":
+            st.markdown(text)
+        else:  # the card is a document written in English: shown as it is, said so, not mixed into the UI's prose
+            st.caption(t("training.card.english"))
+            st.code(text, language="markdown", wrap_lines=True)
 
 
 PLAY_SECONDS = 1.5  # between two saved steps while "play" is on
