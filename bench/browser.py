@@ -204,6 +204,39 @@ def in_app_navigation(b, base: str, sentence: str, pages: list[tuple[str, str]],
     return dict(pages={name: statistics.median(v) for name, v in times.items()}, all=times, ok=all(checks))
 
 
+LIVE_LOSS = """() => { const p = document.querySelector('.st-key-chart-training-live-loss .js-plotly-plot');
+  return p && p._fullData && p._fullData[0] ? Array.from(p._fullData[0].y) : null; }"""
+
+
+def live_training(b, base: str, pid: int, sample_s: float = 0.5) -> dict:
+    """The Training page's "Train one live" pressed once: wall time from the click until Start is offered again,
+    and the server's RSS before (page drawn), its peak while training (sampled every `sample_s`) and after (3 s
+    later). Check: the loss chart has points and its last loss is below its first."""
+    from viz_app.i18n import text
+
+    ctx = b.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    try:
+        p = ctx.new_page()
+        p.goto(url(base, "training", "reverse", "one two three"))
+        p.wait_for_function(IDLE, timeout=120_000, polling=100)
+        before, samples = rss_mb(pid), []
+        start = p.get_by_role("button", name=text("live.start", "en"))
+        t0 = time.perf_counter()
+        start.click()
+        p.wait_for_function(f"() => ({LIVE_LOSS})() !== null", timeout=120_000)
+        while not start.is_enabled() and time.perf_counter() - t0 < 180:
+            samples.append(rss_mb(pid))
+            p.wait_for_timeout(sample_s * 1000)
+        wall = time.perf_counter() - t0
+        losses = p.evaluate(LIVE_LOSS) or []
+        p.wait_for_timeout(3000)
+        after = rss_mb(pid)
+    finally:
+        ctx.close()
+    return dict(wall_s=wall, before_mb=before, peak_mb=max(samples, default=before), after_mb=after,
+                points=len(losses), ok=len(losses) >= 2 and losses[-1] < losses[0] and start is not None)
+
+
 def memory(b, base: str, pid: int, models: list[str], sentences: dict, sessions: int = 50) -> dict:
     """RSS with every model loaded (one page visit each), then after `sessions` contexts came and went."""
     start = rss_mb(pid)
