@@ -11,17 +11,15 @@ from .heatmap import parts
 from .positional import LINE_COLOURS
 
 
-def lines(xs, ys, names, title: str, x_title: str, y_title: str, log_y: bool = False, dashed=(), log_x: bool = False,
-          marker=None) -> go.Figure:
+def lines(xs, ys, names, title: str, x_title: str, y_title: str, log_x: bool = False, marker=None) -> go.Figure:
     """One line per (x, y, name), joined over NaN y values (a validation loss measured every few steps); a
     vertical line at x = `marker` if given."""
     data = [{"type": "scatter", "x": np.asarray(x), "y": np.asarray(y, dtype=np.float64), "mode": "lines", "name": name,
-             "connectgaps": True, "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 2,
-                                           "dash": "dash" if i in dashed else "solid"},
+             "connectgaps": True, "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 2},
              "hovertemplate": "%{x}: %{y:.4g}<extra>%{fullData.name}</extra>"}
             for i, (x, y, name) in enumerate(zip(xs, ys, names))]
     layout = {"title": {"text": title}, "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
-              "yaxis": {"title": {"text": y_title}, "type": "log" if log_y else "linear", "exponentformat": "power"},
+              "yaxis": {"title": {"text": y_title}, "exponentformat": "power"},
               "hovermode": "x unified", "legend": {"orientation": "h", "y": -0.25}, "margin": margin(40, 10, 10)}
     if marker is not None:
         layout["shapes"] = [{"type": "line", "xref": "x", "yref": "paper", "x0": marker, "x1": marker, "y0": 0, "y1": 1,
