@@ -21,3 +21,21 @@ def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, server):
         assert r["ok"], (r["control"], r["why"])  # data changed, a fragment run, nothing outside it sent
         assert len(r["server_all"]) == len(r["browser_all"]) == 2
         assert all(0 < x < 60_000 and math.isfinite(x) for x in r["server_all"] + r["browser_all"])
+
+
+def test_in_app_navigation_times_each_page_it_opens(browser, server):
+    from bench.browser import in_app_navigation
+
+    pages = [("explorer", "Attention explorer"), ("tokens", "Tokens & embeddings")]
+    r = in_app_navigation(browser, server, "the old man sees the red car", pages, rounds=1)
+    assert r["ok"] and set(r["pages"]) == {"explorer", "tokens"}
+    assert all(0 < v < 60 and len(r["all"][name]) == 1 for name, v in r["pages"].items())
+
+
+def test_live_training_bench_times_a_real_run_and_reads_the_servers_memory(browser):
+    from bench import browser as br
+
+    with br.server() as (base, pid):  # its own server: the bench reads that process's memory
+        r = br.live_training(browser, base, pid)
+    assert r["ok"] and r["points"] >= 2  # the loss chart drew and the loss fell
+    assert 0 < r["wall_s"] < 180 and 100 < r["before_mb"] <= r["peak_mb"]
