@@ -29,7 +29,7 @@ SNAPSHOT_FILE = "attention_steps.safetensors"
 MAX_SNAPSHOT_BYTES = 16 * 2**20
 MAX_STEPS = 64
 PROBES = 4  # probe pairs: the first of the validation split
-AER_PAIRS = 100  # validation pairs whose cross-attention is scored against the gold alignment at each saved step
+AER_PAIRS = 50  # validation pairs whose cross-attention is scored against the gold alignment at each saved step
 COUNT = 20  # about this many steps are saved, log-spaced
 BLOCKS = ("encoder.self_attn", "decoder.self_attn", "decoder.cross_attn")
 
