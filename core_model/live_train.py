@@ -123,7 +123,7 @@ class LiveRun:
                           for i in range(model.cfg.n_decoder_layers)])  # [layers, heads, tgt, src]
         output = greedy(model, self.probe.src, max_len=len(self.probe.tgt_in) + 4, n_top=0)
         model.train()
-        return Record(step, float(loss), time.monotonic() - started, cross, tokenizer.decode(output.ids), ended)
+        return Record(step, float(loss), time.monotonic() - started, cross, tokenizer.decode_visible(output.ids), ended)
 
     def _records(self, started: float):
         model, tokenizers, optimizer, examples = self._setup()

@@ -37,9 +37,14 @@ def show_piece(piece: str) -> str:
     return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece
 
 
+def position_labels(pieces) -> tuple[str, ...]:
+    """'3·the': position and piece (its word mark ▁ dropped), so repeated tokens stay distinct on an axis."""
+    return tuple(f"{i}·{show_piece(p)}" for i, p in enumerate(pieces))
+
+
 def token_labels(tokenizer, ids) -> tuple[str, ...]:
-    """'3·the': position and piece, so repeated tokens stay distinct on an axis."""
-    return tuple(f"{i}·{show_piece(p)}" for i, p in enumerate(tokenizer.display_pieces(list(ids))))
+    """position_labels of the tokenizer's display pieces of `ids`."""
+    return position_labels(tokenizer.display_pieces(list(ids)))
 
 
 def piece(tokenizer, i: int) -> str:

@@ -90,6 +90,10 @@ def test_the_loss_grid_is_the_batchs_loss_and_padding_is_empty():
     np.testing.assert_allclose(z[~pad], batch.loss[~pad].astype(np.float32), rtol=1e-6)
     kept = named_z(at, "training.teacher.tgt_in")
     assert (kept == (batch.tgt_in != 0)).all()
+    causal = named_z(at, "training.teacher.causal")  # position i may read keys 0 … i
+    assert (causal == np.tril(np.ones((batch.tgt_in.shape[1],) * 2))).all()
+    labels = named_chart(at, "training.teacher.causal")["data"][0]["x"]
+    assert labels[:2] == ["0·&lt;s&gt;", f"1·{batch.pieces['tgt_in'][0][1]}"]  # pair 0's decoder input, escaped
 
 
 def test_in_chinese_every_heading_is_chinese():

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 from ..text import safe_labels
 from .base import figure, margin
 from .heatmap import parts
+from .masks import BLOCKED_COLOUR
 from .positional import LINE_COLOURS
 
 
@@ -41,6 +42,7 @@ def distributions(labels, p, q, names, title: str, x_title: str) -> go.Figure:
 
 
 ROW_PX = 34  # a token grid's row: one line of cell text
+PAD_SCALE = [[0.0, BLOCKED_COLOUR], [1.0, "#ffffff"]]  # padding in the masks' "blocked" grey, real tokens white
 
 
 def token_grid(values, pieces, title: str, zrange=None, scale=None, x_title: str = "", y_title: str = "",

@@ -110,8 +110,8 @@ STRINGS = {
                                 "zh": "解码器输入：&lt;s&gt; + 目标（右移一位）"},
     "training.teacher.tgt_out": {"en": "What each position must predict: target + &lt;/s&gt;",
                                  "zh": "每个位置要预测的内容：目标 + &lt;/s&gt;"},
-    "training.teacher.causal": {"en": "Causal mask of the decoder, pair 0 (white: may read)",
-                                "zh": "解码器的因果掩码，句对 0（白色：可以读取）"},
+    "training.teacher.causal": {"en": "Causal mask of the decoder, pair 0",
+                                "zh": "解码器的因果掩码，句对 0"},
     "training.teacher.loss": {"en": "Loss of each target token", "zh": "每个目标词元的损失"},
     "training.teacher.mean": {
         "en": "The batch's loss is the mean over its {n} real targets: {loss:.4f} (cross-entropy with label "

@@ -14,7 +14,7 @@ from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..figures.training import lines
 from ..i18n import t
-from ..text import literal, show_piece
+from ..text import literal, position_labels
 
 POLL_SECONDS = 1.0  # how often the section redraws while the session's job waits or runs
 JOB, TOKEN, HEAD = "live.job", "live.token", "live.head"  # session-state keys
@@ -106,10 +106,6 @@ def _loss(records) -> None:
     page.chart(fig, "training.live.loss", partial(to_csv, losses[:, None], [name], steps))
 
 
-def _labels(pieces) -> list[str]:
-    return [f"{i}·{show_piece(p)}" for i, p in enumerate(pieces)]
-
-
 def _cross(probe, last) -> None:
     """The probe's cross-attention in the last decoder layer: the heads' mean or one head.
 
@@ -120,7 +116,7 @@ def _cross(probe, last) -> None:
         st.session_state[HEAD] = names[0]
     shown = names.index(st.radio(t("live.head"), names, key=HEAD, horizontal=True))
     z = last.cross[-1].mean(0) if shown == 0 else last.cross[-1, shown - 1]  # [tgt, src]
-    x, y = _labels(probe.src_pieces), _labels(probe.tgt_pieces)
+    x, y = position_labels(probe.src_pieces), position_labels(probe.tgt_pieces)
     fig = matrix(z, x, y, t("live.cross.title", step=last.step, head=names[shown]), (0.0, 1.0), None,
                  t("live.axis.src"), t("live.axis.tgt"))
     page.chart(fig, "training.live.cross", partial(to_csv, z, x, y))

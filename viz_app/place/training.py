@@ -15,13 +15,10 @@ from .. import loaders, own_model, page, state
 from ..export import to_csv
 from ..figures import attention as fa
 from ..figures import training as figs
-from ..figures.heatmap import matrix
+from ..figures.masks import mask_figure
 from ..i18n import lang, t
-from ..text import literal, safe_labels, show_piece
+from ..text import literal, position_labels, safe_labels, show_piece
 from ..views import training as view
-
-
-PAD_SCALE = [[0.0, "#9e9e9e"], [1.0, "#f7f7f7"]]  # padding grey, real tokens white
 
 
 def shown_name(name: str) -> str:
@@ -94,17 +91,17 @@ def teacher_forcing(name: str, pad_id: int) -> None:
     grids = ([("src", tf.src_kept)] if tf.src is not None else []) + [("tgt_in", tf.kept), ("tgt_out", tf.kept)]
     for key, kept in grids:
         page.chart(figs.token_grid(kept.astype(float), batch.pieces[key], t(f"training.teacher.{key}"), (0, 1),
-                                   PAD_SCALE, **axes), f"training.teacher.{key}", partial(to_csv, kept.astype(int)))
+                                   figs.PAD_SCALE, **axes), f"training.teacher.{key}", partial(to_csv, kept.astype(int)))
     zrange = (float(np.nanmin(tf.loss)), float(np.nanmax(tf.loss)))  # the floor H(q) is far above 0 (the caption)
     page.chart(figs.token_grid(tf.loss, batch.pieces["tgt_out"], t("training.teacher.loss"), zrange, **axes,
                                show_scale=True),
                "training.teacher.loss", partial(to_csv, tf.loss))
     st.caption(t("training.teacher.mean", n=int(tf.kept.sum()), loss=tf.mean_loss, eps=loaders.LABEL_SMOOTHING))
     with st.columns(2)[0]:
-        labels = [f"{i}·{p}" for i, p in enumerate(batch.pieces["tgt_in"][0])]  # pair 0's decoder input
-        page.chart(matrix(tf.causal.astype(float), labels, labels, t("training.teacher.causal"), (0, 1), PAD_SCALE,
-                          t("training.axis.key"), t("training.axis.query")), "training.teacher.causal",
-                   partial(to_csv, tf.causal.astype(int), labels, labels))
+        labels = position_labels(batch.pieces["tgt_in"][0])  # pair 0's decoder input
+        page.chart(mask_figure(tf.causal, labels, labels, t("training.teacher.causal"), t("masks.allowed"),
+                               t("masks.blocked"), t("training.axis.key"), t("training.axis.query")),
+                   "training.teacher.causal", partial(to_csv, tf.causal.astype(int), labels, labels))
 
 
 def _kept(name: str, read, section: str):
