@@ -164,9 +164,11 @@ def check_size(cfg: ModelConfig) -> None:
             raise CheckpointError(f"{CONFIG} asks for {name} {getattr(cfg, name):,}, more than the {MAX_POSITIONS:,} "
                                   f"positions the loader allows.", "limit")
     n = weight_count(cfg)
-    if 4 * n > MAX_WEIGHT_BYTES:
-        raise CheckpointError(f"{CONFIG} describes a model of over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)}), "
-                              f"over the limit of {size_text(MAX_WEIGHT_BYTES)}.", "limit")
+    if 4 * n > MAX_WEIGHT_BYTES:  # a count past 10¹⁵ is not written out: it may have more digits than int() prints
+        model = (f"over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)})" if n < 10**15
+                 else "more than 10¹⁵ weights")
+        raise CheckpointError(f"{CONFIG} describes a model of {model}, over the limit of {size_text(MAX_WEIGHT_BYTES)}.",
+                              "limit")
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,

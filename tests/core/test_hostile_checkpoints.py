@@ -236,6 +236,15 @@ def test_a_320_digit_size_is_refused_as_a_checkpoint_error(tmp, field, built):
     assert all(4 * weight_count(cfg) <= 512 * 2**20 for cfg in built)
 
 
+def test_a_width_whose_weight_count_has_over_4300_digits_is_refused_shortly(tmp, built):
+    """d_model of 2,500 digits parses, but d_model² has over 4,300: found by test_fuzz, where wording the
+    count raised int()'s ValueError. The message says the count's order instead."""
+    folder = reverse_copy(tmp / "digits-2500", d_model=10**2500)
+    message = refused(checkpoint.load, folder, kind="limit")
+    assert "more than 10¹⁵ weights" in message and len(message) < 300
+    assert built == []
+
+
 def test_a_bert_320_digits_wide_is_refused_as_a_checkpoint_error(tmp, plain_bert, built):
     folder = with_bert_config(plain_bert, tmp / "bert-wide", hidden_size=2 * 10**320)
     refused(checkpoint.load, folder, kind=("limit", "invalid"))
