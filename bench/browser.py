@@ -208,33 +208,42 @@ LIVE_LOSS = """() => { const p = document.querySelector('.st-key-chart-training-
   return p && p._fullData && p._fullData[0] ? Array.from(p._fullData[0].y) : null; }"""
 
 
-def live_training(b, base: str, pid: int, sample_s: float = 0.5) -> dict:
-    """The Training page's "Train one live" pressed once: wall time from the click until Start is offered again,
-    and the server's RSS before (page drawn), its peak while training (sampled every `sample_s`) and after (3 s
-    later). Check: the loss chart has points and its last loss is below its first."""
-    from viz_app.i18n import text
-
+def live_training(b, base: str, pid: int) -> dict:
+    """The Training page's "Train one live" pressed once in a new session (press_live)."""
     ctx = b.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     try:
         p = ctx.new_page()
         p.goto(url(base, "training", "reverse", "one two three"))
         p.wait_for_function(IDLE, timeout=120_000, polling=100)
-        before, samples = rss_mb(pid), []
-        start = p.get_by_role("button", name=text("live.start", "en"))
-        t0 = time.perf_counter()
-        start.click()
-        p.wait_for_function(f"() => ({LIVE_LOSS})() !== null", timeout=120_000)
-        while not start.is_enabled() and time.perf_counter() - t0 < 180:
-            samples.append(rss_mb(pid))
-            p.wait_for_timeout(sample_s * 1000)
-        wall = time.perf_counter() - t0
-        losses = p.evaluate(LIVE_LOSS) or []
-        p.wait_for_timeout(3000)
-        after = rss_mb(pid)
+        return press_live(p, pid)
     finally:
         ctx.close()
+
+
+def press_live(p, pid: int, sample_s: float = 0.5) -> dict:
+    """On a drawn Training page: wall time from the click until Start is offered again, and the server's RSS before,
+    its peak while training (sampled every `sample_s`, with the loss chart's length) and after (3 s later, when the
+    chart is read again). Check: the chart drew, grew while the run went on, its last loss is below its first,
+    and it stayed as it was once the run ended."""
+    from viz_app.i18n import text
+
+    before, samples, lengths = rss_mb(pid), [], []
+    start = p.get_by_role("button", name=text("live.start", "en"))
+    t0 = time.perf_counter()
+    start.click()
+    p.wait_for_function(f"() => ({LIVE_LOSS})() !== null", timeout=120_000)
+    while not start.is_enabled() and time.perf_counter() - t0 < 180:
+        samples.append(rss_mb(pid))
+        lengths.append(len(p.evaluate(LIVE_LOSS) or []))
+        p.wait_for_timeout(sample_s * 1000)
+    wall = time.perf_counter() - t0
+    losses = p.evaluate(LIVE_LOSS) or []
+    p.wait_for_timeout(3000)
+    after, still = rss_mb(pid), p.evaluate(LIVE_LOSS) or []
+    grew = len({n for n in lengths if n} | {len(losses)}) >= 3  # redrawn longer at least twice during the run
     return dict(wall_s=wall, before_mb=before, peak_mb=max(samples, default=before), after_mb=after,
-                points=len(losses), ok=len(losses) >= 2 and losses[-1] < losses[0] and start is not None)
+                points=len(losses), lengths=lengths,
+                ok=len(losses) >= 2 and losses[-1] < losses[0] and grew and still == losses)
 
 
 def memory(b, base: str, pid: int, models: list[str], sentences: dict, sessions: int = 50) -> dict:

@@ -54,8 +54,14 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60) -> None:
 
 
 @pytest.fixture(scope="session")
-def server():
-    """The base URL of `streamlit run app.py` on a free local port, stopped by its PID afterwards."""
+def server(server_process):
+    """The base URL of the shared server (server_process)."""
+    return server_process[0]
+
+
+@pytest.fixture(scope="session")
+def server_process():
+    """(base URL, PID) of `streamlit run app.py` on a free local port, stopped by its PID afterwards."""
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = open(ARTIFACTS / "server.log", "w")  # the server's traceback, if a page fails, ends up here
@@ -66,7 +72,7 @@ def server():
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{port}", proc.pid
     finally:
         proc.terminate()
         try:

@@ -30,12 +30,3 @@ def test_in_app_navigation_times_each_page_it_opens(browser, server):
     r = in_app_navigation(browser, server, "the old man sees the red car", pages, rounds=1)
     assert r["ok"] and set(r["pages"]) == {"explorer", "tokens"}
     assert all(0 < v < 60 and len(r["all"][name]) == 1 for name, v in r["pages"].items())
-
-
-def test_live_training_bench_times_a_real_run_and_reads_the_servers_memory(browser):
-    from bench import browser as br
-
-    with br.server() as (base, pid):  # its own server: the bench reads that process's memory
-        r = br.live_training(browser, base, pid)
-    assert r["ok"] and r["points"] >= 2  # the loss chart drew and the loss fell
-    assert 0 < r["wall_s"] < 180 and 100 < r["before_mb"] <= r["peak_mb"]
