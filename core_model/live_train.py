@@ -139,7 +139,7 @@ class LiveRun:
                 ended = "stopped" if self._stop.is_set() else "time"
                 break
             step += 1
-            losses.append(optimizer_step(model, optimizer, batch, self.task, step)[0].item())
+            losses.append(optimizer_step(model, optimizer, batch, self.task, step, self.task.steps)[0].item())
             if step % self.every == 0 and step < self.task.steps:
                 loss, losses = float(np.mean(losses)), []
                 yield self._record(model, tokenizers["tgt"], step, loss, started)

@@ -27,6 +27,7 @@ class Task:
     batch_size: int = 64
     warmup: int = 400
     lr_factor: float = 1.0
+    cooldown: float = 0.0  # the last fraction of the run's steps, over which the rate falls linearly towards 0
     n_train: int = 40000
     extra: dict = field(default_factory=dict)
 
@@ -36,18 +37,18 @@ TASKS = {
         "translate-en-fr",
         dict(architecture="encoder-decoder", d_model=128, n_heads=4, n_encoder_layers=3,
              n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64),
-        vocab={"src": 900, "tgt": 1300}, steps=4000, batch_size=128, warmup=400, n_train=150000),
+        vocab={"src": 900, "tgt": 1300}, steps=3000, batch_size=128, warmup=400, n_train=150000, cooldown=0.3),
     "lm-en": Task(
         "lm-en",
         dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
              d_ff=256, dropout=0.1, max_len=512, max_positions=2048, norm_placement="pre", positional="alibi",
              tie_embeddings=True),  # ALiBi has no position table: it reads 4× its training length (card.md)
-        vocab={"tgt": 800}, steps=3000, warmup=400),
+        vocab={"tgt": 800}, steps=3000, warmup=400, cooldown=0.3),
     "reverse": Task(
         "reverse",
         dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
              n_decoder_layers=2, d_ff=128, dropout=0.0, max_len=48),
-        vocab={"src": 400, "tgt": 400}, steps=6000, warmup=200, n_train=20000),
+        vocab={"src": 400, "tgt": 400}, steps=6000, warmup=200, n_train=20000, cooldown=0.3),
 }
 
 

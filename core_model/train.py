@@ -2,7 +2,7 @@
 
     python -m core_model.train --task translate-en-fr --out runs/translate-en-fr
 
-Teacher forcing, label smoothing, Adam with the paper's warm-up + inverse-square-root schedule,
+Teacher forcing, label smoothing, Adam with the paper's warm-up + inverse-square-root schedule (and a linear cool-down),
 periodic validation, atomic checkpoints (an interrupted run never leaves a broken one) and
 --resume. With --ship DIR the finished model is evaluated and written to DIR with its card.
 Every --log-every steps, at each validation and at the last step, a row goes into the training
@@ -58,10 +58,14 @@ def epoch_batches(examples, batch_size: int, seed: int, epoch: int) -> list[list
     return batches
 
 
-def learning_rate(step: int, d_model: int, warmup: int, factor: float) -> float:
-    """lr = factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)  (Vaswani et al., 5.3)."""
+def learning_rate(step: int, d_model: int, warmup: int, factor: float, steps: int = 0, cooldown: float = 0.0) -> float:
+    """lr = factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)  (Vaswani et al., 5.3), then over the
+    last `cooldown` fraction of a run of `steps` (d steps) scaled down linearly towards 0: 1/(d + 1) of it at the
+    last step. Decaying to (near) zero at the end lets the last updates settle the weights (a "cool-down")."""
     step = max(step, 1)
-    return factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    lr = factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    decay = round(cooldown * steps)
+    return lr * min(1.0, (steps - step + 1) / (decay + 1)) if decay else lr
 
 
 def optimizer_files(optimizer: torch.optim.Optimizer, state: dict) -> dict[str, bytes]:
@@ -142,13 +146,13 @@ def batches_from(step: int, examples, batch_size: int, seed: int, steps: int):
                 return
 
 
-def optimizer_step(model: Transformer, optimizer: torch.optim.Optimizer, examples, task: Task, step: int):
+def optimizer_step(model: Transformer, optimizer: torch.optim.Optimizer, examples, task: Task, step: int, steps: int):
     """One update at the schedule's learning rate for `step`.
 
     Returns (loss, target tokens in the batch, the gradient's global L2 norm before the update).
     """
     for group in optimizer.param_groups:
-        group["lr"] = learning_rate(step, model.cfg.d_model, task.warmup, task.lr_factor)
+        group["lr"] = learning_rate(step, model.cfg.d_model, task.warmup, task.lr_factor, steps, task.cooldown)
     loss, n_tokens = loss_fn(model, make_batch(examples, model.cfg), smoothing=LABEL_SMOOTHING)
     optimizer.zero_grad()
     loss.backward()
@@ -225,7 +229,7 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
     started = time.perf_counter() - state["seconds"]
     for examples in batches_from(state["step"], train_set, task.batch_size, seed, steps):
         state["step"] += 1
-        loss, n_tokens, grad_norm = optimizer_step(model, optimizer, examples, task, state["step"])
+        loss, n_tokens, grad_norm = optimizer_step(model, optimizer, examples, task, state["step"], steps)
         state["tokens"] += n_tokens
         log.add_step(loss.item(), grad_norm)
         shown.step(state["step"], loss, n_tokens)

@@ -430,9 +430,9 @@ def training_snapshots(name: str) -> Snapshots | None:
     return read_snapshots(model_folder(name))
 
 
-def lr_schedule(d_model: int, warmup: int, factor: float, steps: int) -> np.ndarray:
+def lr_schedule(d_model: int, warmup: int, factor: float, steps: int, cooldown: float = 0.0) -> np.ndarray:
     """core_model.train.learning_rate for steps 1 … steps: the schedule training follows."""
-    return np.array([learning_rate(step, d_model, warmup, factor) for step in range(1, steps + 1)])
+    return np.array([learning_rate(step, d_model, warmup, factor, steps, cooldown) for step in range(1, steps + 1)])
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,14 @@ def visible(word: str, limit: int = 40) -> str:
     return "\u25cc" + shown if shown and unicodedata.combining(shown[0]) else shown
 
 
+def shortened(sentence: str, limit: int = 80) -> str:
+    """A sentence cut to at most `limit` characters at a space, with "…" where words were left out."""
+    if len(sentence) <= limit:
+        return sentence
+    cut = sentence[:limit].rsplit(" ", 1)[0] if " " in sentence[:limit] else sentence[:limit]
+    return cut + " …"
+
+
 def show_piece(piece: str) -> str:
     """A display piece without its word-start mark ▁ (a lone ▁, a space, stays as it is)."""
     return piece[1:] if piece.startswith("▁") and len(piece) > 1 else piece

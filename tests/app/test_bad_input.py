@@ -190,7 +190,7 @@ LINK_CASES = [
     *[("decoding", "decoding.step", v, 0) for v in ("-1", "abc")],
     *[("decoding", "decoding.width", v, 4) for v in ("0", "-1", "99999999999999999999999", "abc")],
     *[("decoding", "decoding.alpha", v, 0.6) for v in ("-1", "2.5", "nan", "abc")],
-    *[("decoding", f"decoding.{k}", v, d) for k, d in (("temperature", 1.0), ("top_k", 10), ("top_p", 0.9), ("seed", 0))
+    *[("decoding", f"decoding.{k}", v, d) for k, d in (("temperature", 1.0), ("top_k", 10), ("top_p", 0.8), ("seed", 0))
       for v in ("-1", "99999999999999999999999", "nan", "abc")],
     ("worked_example", "worked_example.causal", "perhaps", False),
     *[("training", "training.warmup", v, 4000) for v in ("0", "123", "abc", "nan")],

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from viz_app import loaders
 from viz_app.registry import NAMES
 from tests.app.conftest import assert_clean, open_page
 from viz_app.i18n import STRINGS
@@ -38,6 +39,9 @@ def model_words(at) -> set[str]:
     for key in ("src", "tgt", "masks.batch"):
         value = at.session_state[key] if key in at.session_state else ""
         words |= set(re.findall(r"[A-Za-z]+", str(value)))
+    snapshots = loaders.training_snapshots(at.session_state["model"])  # the Training page's probe sentences
+    for probe in snapshots.probes if snapshots else []:  # pieces joined into words, as the page shows them
+        words |= set(re.findall(r"[A-Za-z]+", "".join(probe["src"]) + "".join(probe["tgt"])))
     return words
 
 

@@ -9,6 +9,7 @@ import torch
 from core_model import bert
 from core_model.tasks import TASKS
 from core_model.train import learning_rate
+from core_model.train_log import read_log
 from viz_app import loaders
 from viz_app.i18n import text
 
@@ -28,8 +29,15 @@ def test_every_section_draws_for_a_shipped_model(model):
     assert_clean(at)
     expected = {"training.schedule", "training.smoothing", "training.teacher.tgt_in", "training.teacher.tgt_out",
                 "training.teacher.loss", "training.teacher.causal"}
-    expected |= {"training.teacher.src"} if TASKS[model].config["architecture"] == "encoder-decoder" else set()
+    # every shipped model keeps its run: the log's three charts and the heads forming (with the AER where a gold
+    # alignment exists, the encoder-decoder tasks)
+    expected |= {"training.log.loss", "training.log.lr", "training.log.grad_norm", "training.forming.grid"}
+    if TASKS[model].config["architecture"] == "encoder-decoder":
+        expected |= {"training.teacher.src", "training.forming.aer"}
     assert _charts(at) == expected
+    log = read_log(loaders.model_folder(model))
+    loss = named_chart(at, "training.log.loss")["data"][0]
+    assert decode(loss["x"]).tolist() == log.step.tolist() and np.allclose(decode(loss["y"]), log.train_loss)
     assert any(model in e.label for e in at.expander)  # the model card, folded
 
 
@@ -42,8 +50,11 @@ def test_the_schedule_chart_is_the_sliders_and_the_shipped_models_own():
     assert lr[0] == pytest.approx(learning_rate(1, 512, 4000, 1.0), rel=1e-12)
     steps, trained_lr = decode(trained["x"]), decode(trained["y"])
     assert len(steps) == task.steps
-    assert [trained_lr[s - 1] for s in (1, task.warmup, task.steps)] == pytest.approx(
-        [learning_rate(s, 128, task.warmup, task.lr_factor) for s in (1, task.warmup, task.steps)], rel=1e-12)
+    log = read_log(loaders.model_folder("translate-en-fr"))  # the rates the shipped run logged as it trained
+    assert trained_lr[log.step - 1].tolist() == pytest.approx(log.lr.tolist(), rel=1e-12)
+    assert task.cooldown and trained_lr[-1] < trained_lr[-2] < trained_lr[-3]  # its cool-down, drawn and said
+    assert text("training.schedule.cooldown", "en", model=task.name, n=round(task.cooldown * task.steps)) in [
+        c.value for c in at.caption]
     at.select_slider(key="training.warmup").set_value(400).run()
     assert_clean(at)
     assert int(np.argmax(decode(named_chart(at, "training.schedule")["data"][0]["y"]))) + 1 == 400

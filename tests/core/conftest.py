@@ -31,17 +31,23 @@ def shipped_evaluation():
 
 
 @pytest.fixture(scope="session")
-def shipped_test_split():
-    """`shipped_test_split(name)`: the held-out test split of a shipped model's task (seed 0), as
-    `corpus(TASKS[name], seed=0)["test"]` gives it; built once per session (the translator's corpus
-    takes seconds to generate). Callers get their own list."""
+def shipped_splits():
+    """`shipped_splits(name)`: the splits of a shipped model's task (seed 0), as `corpus(TASKS[name], seed=0)`
+    gives them; built once per session (the translator's corpus takes seconds to generate). Callers get their
+    own lists."""
     from core_model.train import TASKS, corpus
 
-    done: dict[str, list] = {}
+    done: dict[str, dict] = {}
 
-    def get(name: str) -> list:
+    def get(name: str) -> dict:
         if name not in done:
-            done[name] = corpus(TASKS[name], seed=0)["test"]
-        return list(done[name])
+            done[name] = corpus(TASKS[name], seed=0)
+        return {split: list(rows) for split, rows in done[name].items()}
 
     return get
+
+
+@pytest.fixture(scope="session")
+def shipped_test_split(shipped_splits):
+    """`shipped_test_split(name)`: the held-out test split of a shipped model's task (seed 0)."""
+    return lambda name: shipped_splits(name)["test"]

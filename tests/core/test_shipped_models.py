@@ -1,6 +1,7 @@
 """The models in assets/models/: they load, they are good at their task, and their cards tell the truth."""
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from core_model import checkpoint
@@ -83,3 +84,51 @@ def test_language_model_samples_are_the_cards_and_use_only_corpus_words():
     known = {w for s in english_sentences(0, 20000) for w in s.split()}
     for sample in samples:
         assert 3 <= len(sample.split()) <= 20 and set(sample.split()) <= known, sample
+
+
+# ----- the training run each shipped model keeps: its log and its heads-forming snapshots -----------------------
+
+@pytest.fixture(scope="module")
+def valid_splits(shipped_splits):
+    """Each shipped task's validation split (seed 0): what training validated and probed on."""
+    return {name: shipped_splits(name)["valid"] for name in SHIPPED}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_model_keeps_its_whole_training_log(name, valid_splits):
+    from core_model.train import encode_pairs, learning_rate, validation_loss
+    from core_model.train_log import read_log
+
+    loaded, log = checkpoint.load(MODELS / name), read_log(MODELS / name)
+    assert log is not None and log.step[-1] == TASKS[name].steps and log.step[0] > 0
+    assert f"{TASKS[name].steps} steps, {log.tokens[-1]:,} target tokens" in loaded.card  # the card's own run
+    task = TASKS[name]  # each row's rate is the schedule's, cool-down included: the one the Training page draws
+    assert log.lr.tolist() == [learning_rate(s, loaded.config.d_model, task.warmup, task.lr_factor, task.steps,
+                                             task.cooldown) for s in log.step]
+    # Recomputed from the shipped weights on the validation split, the loss is the log's last value: the log
+    # holds the run's real numbers. Another CPU or thread count sums float32 in another order (last bits).
+    valid = encode_pairs(valid_splits[name], loaded.tokenizers, loaded.config.max_len)
+    assert validation_loss(loaded.model, valid, 128) == pytest.approx(log.valid_loss[-1], rel=1e-4)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_last_snapshot_is_a_fresh_trace_of_the_shipped_weights(name, valid_splits):
+    from core_model.evaluate import alignment_error_rates
+    from core_model.snapshots import AER_PAIRS, PROBES, patterns, probe_of, read_snapshots, snapshot_steps
+
+    loaded, snaps = checkpoint.load(MODELS / name), read_snapshots(MODELS / name)
+    assert snaps.steps.tolist() == snapshot_steps(TASKS[name].steps) and len(snaps.probes) == PROBES
+    for saved, (src, tgt, _) in zip(snaps.probes, valid_splits[name]):
+        probe = probe_of(loaded.tokenizers, loaded.config.bos_id, src, tgt)
+        assert (saved["src"], saved["tgt"]) == (probe.src, probe.tgt)
+        for block, now in patterns(loaded.model, probe).items():
+            # float16 weights in [0, 1]: one step of float16 near 1 is 2^-11 ≈ 4.9e-4; a float32 difference in
+            # the last bits (another CPU) may round to the neighbouring float16, never further.
+            np.testing.assert_allclose(saved["blocks"][block][-1], now.astype(np.float32), atol=1e-3, rtol=0)
+    if loaded.config.has_encoder:  # the AER of the last step is the shipped weights' own on the same pairs
+        pairs = [pair for _, _, pair in valid_splits[name][:AER_PAIRS]]
+        # Each link is an argmax: a near-tie that another CPU's last bits flip moves the AER by about
+        # 2 / (2 · 50 sentences · ~12 words) ≈ 0.002; allow one such flip.
+        np.testing.assert_allclose(snaps.aer[-1], alignment_error_rates(loaded, pairs), atol=0.002)
+        # heads forming: the last layer's cross-attention goes from unaligned (untrained) to the gold alignment
+        assert snaps.aer[0, -1] > 0.5 and snaps.aer[-1, -1] < 0.15

@@ -2,15 +2,17 @@
 import dataclasses
 import json
 
+import pytest
 import torch
 
 from core_model import checkpoint
 from core_model.train import TASKS, learning_rate, train
 
-# A reversal model small enough to train for a few seconds in the test suite.
+# A reversal model small enough to train for a few seconds in the test suite. No cool-down: these tests stand in
+# for an interrupted run by a shorter one, and a cool-down (over the last part of a run's steps) tells them apart.
 TINY = dataclasses.replace(
     TASKS["reverse"], config=dict(TASKS["reverse"].config, d_model=32, n_heads=2, d_ff=64, dropout=0.1),
-    steps=60, warmup=20, batch_size=32, n_train=2000)
+    steps=60, warmup=20, batch_size=32, n_train=2000, cooldown=0.0)
 
 
 def test_learning_rate_follows_the_papers_schedule():
@@ -19,6 +21,16 @@ def test_learning_rate_follows_the_papers_schedule():
     assert learning_rate(warmup, d, warmup, 1.0) == d ** -0.5 * warmup ** -0.5  # the peak
     assert learning_rate(4 * warmup, d, warmup, 1.0) == d ** -0.5 * (4 * warmup) ** -0.5
     assert learning_rate(warmup // 2, d, warmup, 1.0) < learning_rate(warmup, d, warmup, 1.0)
+
+
+def test_a_cool_down_scales_the_last_steps_linearly_towards_zero():
+    d, warmup, steps, cooldown = 128, 400, 3000, 0.3  # the last 900 steps
+    paper = [learning_rate(s, d, warmup, 1.0) for s in range(1, steps + 1)]
+    cooled = [learning_rate(s, d, warmup, 1.0, steps, cooldown) for s in range(1, steps + 1)]
+    assert cooled[:2100] == paper[:2100]  # untouched before the cool-down
+    assert [cooled[s - 1] / paper[s - 1] for s in (2100, 2101, 2551, 3000)] == pytest.approx(
+        [1.0, 900 / 901, 450 / 901, 1 / 901], rel=1e-12)
+    assert learning_rate(2500, d, warmup, 1.0, steps, 0.0) == paper[2499]  # no cool-down: the paper's schedule
 
 
 def test_a_short_run_lowers_the_validation_loss(tmp_path):

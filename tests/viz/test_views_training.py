@@ -76,3 +76,13 @@ def test_the_teacher_forced_batch_is_shifted_and_its_loss_is_trainings(name):
         loss, n = loss_fn(loaded.model.eval(), make_batch(examples, cfg), LABEL_SMOOTHING)
     assert n == int(tf.kept.sum())
     assert tf.mean_loss == pytest.approx(float(loss), rel=1e-5)
+
+
+def test_a_long_probe_sentence_is_cut_at_a_space_and_marked():
+    from viz_app.text import shortened
+
+    long = "eight italian babies did not kiss the strong cousin of their niece with her small yellow cat"
+    cut = shortened(long)
+    assert cut == "eight italian babies did not kiss the strong cousin of their niece with her …"
+    assert len(cut) <= 82 and long.startswith(cut[:-2])  # whole words only, and "…" says some were left out
+    assert shortened("the red car") == "the red car" and shortened("x" * 90) == "x" * 80 + " …"

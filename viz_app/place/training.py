@@ -17,7 +17,7 @@ from ..figures import attention as fa
 from ..figures import training as figs
 from ..figures.masks import mask_figure
 from ..i18n import lang, t
-from ..text import literal, position_labels, safe_labels, show_piece
+from ..text import literal, position_labels, safe_labels, shortened, show_piece
 from ..views import training as view
 
 
@@ -47,13 +47,15 @@ def schedule(cfg) -> None:
     ours = view.schedule(loaders.lr_schedule(d_model, warmup, 1.0, steps))
     xs, ys, names = [ours.steps], [ours.lr], [t("training.schedule.yours", d=d_model, w=warmup)]
     if task is not None:
-        trained = view.schedule(loaders.lr_schedule(cfg.d_model, task.warmup, task.lr_factor, task.steps))
+        trained = view.schedule(loaders.lr_schedule(cfg.d_model, task.warmup, task.lr_factor, task.steps, task.cooldown))
         xs, ys = xs + [trained.steps], ys + [trained.lr]
         names.append(t("training.schedule.model", model=task.name, d=cfg.d_model, w=task.warmup, steps=task.steps))
     fig = figs.lines(xs, ys, names, t("training.schedule.title"), t("training.axis.step"), t("training.axis.lr"))
     page.chart(fig, "training.schedule", partial(to_csv, np.array([ours.lr]).T, [names[0]], ours.steps))
     st.caption(t("training.schedule.peak", w=ours.peak_step, peak=ours.peak_lr, first=ours.first_lr))
     st.caption(t("training.schedule.no_warmup", d=d_model, lr=d_model ** -0.5))
+    if task is not None and task.cooldown:
+        st.caption(t("training.schedule.cooldown", model=task.name, n=round(task.cooldown * task.steps)))
 
 
 @st.fragment
@@ -172,7 +174,7 @@ def _forming_step(name: str, playing: bool) -> None:
     probes = ["".join(p["src"] or p["tgt"][1:]).replace("▁", " ").strip() for p in snaps.probes]
     left, middle = st.columns(2)
     probe = left.selectbox(t("training.forming.probe"), range(len(probes)), key="training.forming.probe",
-                           format_func=lambda i: probes[i][:80])
+                           format_func=lambda i: shortened(probes[i]))
     blocks = list(snaps.probes[probe]["blocks"])
     block = middle.selectbox(t("self_attention.kind"), blocks, key="training.forming.block",
                              index=len(blocks) - 1, format_func=lambda b: t(f"self_attention.kind.{b}"))
