@@ -69,6 +69,18 @@ def test_pca_projects_on_the_top_two_axes_with_a_fixed_sign(vocab):
     assert points.dtype == np.float32 and points.shape == (10, 2)
 
 
+def test_pca_of_many_more_rows_than_dimensions_matches_the_covariance_axes():
+    # 2,048 tokens with their neighbours are ~12,000 rows: the thin SVD must give the same two axes.
+    rows = np.random.default_rng(0).normal(size=(6000, 32)) * np.linspace(3.0, 0.5, 32)  # distinct variances
+    (points,), share = pca_2d(rows)
+    centred = rows - rows.mean(axis=0)
+    eigvals, eigvecs = np.linalg.eigh(centred.T @ centred)
+    axes = eigvecs[:, ::-1][:, :2]
+    axes *= np.sign(axes[np.abs(axes).argmax(axis=0), [0, 1]])
+    np.testing.assert_allclose(points, centred @ axes, atol=1e-3)
+    np.testing.assert_allclose(share, eigvals[::-1][:2] / eigvals.sum(), rtol=1e-4)
+
+
 def test_pca_of_one_row_still_gives_two_axes():
     (points, others), share = pca_2d(np.ones((1, 4)), np.zeros((3, 4)))
     assert points.shape == (1, 2) and others.shape == (3, 2) and np.all(share == 0)
