@@ -262,26 +262,31 @@ def section_live(live, why) -> list[str]:
     out = ["## 5c. Train one live", "",
            "The same server and browser: the Training page (reverse in the sidebar), \"Start training\" pressed once; "
            "wall time from the click until Start is offered again, and the server's VmRSS before (page drawn), at its "
-           "peak while training (sampled every 0.5 s) and 3 s after. Check: the loss chart has points and its last "
+           "peak while training (sampled every 0.5 s) and 3 s after; then pressed again, and the RSS 3 s after that "
+           "second run. Check, each run: the loss chart drew, grew during the run, stayed put after it, and its last "
            "loss is below its first.", ""]
     if why or not live:
         return out + [f"not measured: {why or 'the browser run failed before it'}", ""]
-    return out + table(["wall s", "RSS before MiB", "peak MiB", "after MiB", "loss points", "check"],
+    return out + table(["wall s", "RSS before MiB", "peak MiB", "after MiB", "after a 2nd run MiB", "loss points",
+                        "check"],
                        [[f"{live['wall_s']:.1f}", f"{live['before_mb']:.0f}", f"{live['peak_mb']:.0f}",
-                         f"{live['after_mb']:.0f}", str(live["points"]), yes(live["ok"])]])
+                         f"{live['after_mb']:.0f}", f"{live['after_runs'][-1]:.0f}", str(live["points"]),
+                         yes(live["ok"])]])
 
 
 def live_targets(live) -> list[list]:
     if not live:
         return [["train one live: wall time; server memory back after", f"≤ {LIVE_S:g} s; ≤ +{LIVE_RETURN_MB:g} MiB",
                  "—", "not measured", ""]]
-    grown = live["after_mb"] - live["before_mb"]
+    first = live["after_mb"] - live["before_mb"]  # the first run also loads what any run needs (code, corpus)
+    grown = live["after_runs"][-1] - live["after_mb"]  # what a further run leaves behind
     ok = live["wall_s"] <= LIVE_S and grown <= LIVE_RETURN_MB and live["ok"]
-    return [["train one live: wall time; server memory back after", f"≤ {LIVE_S:g} s; ≤ +{LIVE_RETURN_MB:g} MiB",
-             f"{live['wall_s']:.1f} s; {grown:+.0f} MiB (peak +{live['peak_mb'] - live['before_mb']:.0f})", verdict(ok),
+    return [["train one live: wall time; server memory a further run leaves", f"≤ {LIVE_S:g} s; ≤ +{LIVE_RETURN_MB:g} MiB",
+             f"{live['wall_s']:.1f} s; {grown:+.0f} MiB (the first run {first:+.0f}, its peak "
+             f"+{live['peak_mb'] - live['before_mb']:.0f})", verdict(ok),
              "" if ok else "the loss did not fall" if not live["ok"] else
              "over the time: the run shares the 2 cores with the browser drawing it" if live["wall_s"] > LIVE_S else
-             "the allocator keeps freed pages: RSS does not drop to where it was even when no object stays alive"]]
+             "each run leaves memory behind"]]
 
 
 def section_memory(mem, why) -> list[str]:
@@ -620,12 +625,65 @@ def update_load(path, sessions: int) -> int:
     return 1 if step.failures else 0
 
 
+def put_section(text: str, head: str, before: str, lines: list[str]) -> str:
+    """`text` with the section that starts at `head` replaced by `lines`, or `lines` inserted before the section
+    starting at `before` if there is none."""
+    start = text.index(head) if head in text else text.index(before)
+    return text[:start] + "\n".join(lines).rstrip() + "\n\n" + text[text.index(before):]
+
+
+def put_target(text: str, row: list) -> str:
+    """`text` with the Targets table's row of the same target replaced by `row`, or `row` added at the table's end."""
+    line = "| " + " | ".join(str(c) for c in row) + " |"
+    lines = text.splitlines()
+    at = next((i for i, x in enumerate(lines) if x.startswith(f"| {row[0]} |")), None)
+    if at is None:  # after the last row of the first table under "## Targets"
+        at = next(i for i in range(lines.index("## Targets"), len(lines)) if lines[i].startswith("|"))
+        while at < len(lines) and lines[at].startswith("|"):
+            at += 1
+        lines.insert(at, line)
+    else:
+        lines[at] = line
+    return "\n".join(lines) + "\n"
+
+
+def update_live(path) -> int:
+    """Run only "Train one live" (table 5c) in a fresh server and browser, and put table 5c, table 7 (read from the
+    translator's card) and the live target row into an existing BENCHMARKS.md; the other tables stay as they are."""
+    from . import browser as br
+    step, got = Steps(), {}
+
+    def run_live():
+        with br.server() as (base, pid), br.browser() as b:
+            got["live"] = br.live_training(b, base, pid)
+    why = br.missing()
+    if not why:
+        step("live training", run_live)
+    live = got.get("live")
+    lines = section_live(live, why)
+    lines[1:1] = ["", f"(table 5c re-run alone by `.venv/bin/python -m bench.run --only-live` on "
+                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}, in a fresh server, so RSS before is a "
+                      "new server's; the tables it does not name were not re-run)"]
+    text = open(path, encoding="utf-8").read()
+    text = put_section(text, "## 5c. ", "## 6. ", lines)
+    text = put_section(text, "## 7. ", "## 8. ", section_training())
+    text = put_target(text, live_targets(live)[0])
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("\n".join(lines))
+    for failure in step.failures:
+        print(failure, file=sys.stderr)
+    return 1 if step.failures or not live else 0
+
+
 def parse_args(argv):
     ap = cli.Parser(prog="python -m bench.run", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="tiny repeats and sizes: a smoke run of every benchmark")
     ap.add_argument("--out", type=cli.writable, default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--only-load", type=int, default=0, metavar="N",
                     help="run only the load test with N sessions and replace its section and target row in --out")
+    ap.add_argument("--only-live", action="store_true",
+                    help="run only \"Train one live\" and replace its section, table 7 and its target row in --out")
     ap.add_argument("--load-sessions", type=int, default=None, metavar="N",
                     help="sessions of the load test, table 9 (default 30, or 3 with --quick; 0 skips it)")
     return ap.parse_args(argv)
@@ -636,6 +694,8 @@ def main(argv=None) -> int:
     logging.getLogger("streamlit").setLevel(logging.ERROR)
     if args.only_load:
         return update_load(args.out, args.only_load)
+    if args.only_live:
+        return update_live(args.out)
     q = args.quick
     default_threads = torch.get_num_threads()
     torch.set_num_threads(THREADS)

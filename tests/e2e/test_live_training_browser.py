@@ -11,7 +11,7 @@ def test_the_button_trains_and_the_loss_chart_grows_then_stops(open_page, server
     page, rec = open_page("training?model=reverse&src=one%20two%20three")
     r = press_live(page, server_process[1])
     # drawn, redrawn longer during the run, the last loss below the first, unchanged 3 s after the end
-    assert r["ok"] and r["points"] >= 2, r["lengths"]
+    assert r["ok"] and r["points"] >= 2, r
     assert 0 < r["wall_s"] < 180 and 100 < r["before_mb"] <= r["peak_mb"]  # a real server's memory, read by PID
     finished = [STRINGS[f"live.ended.{how}"]["en"].split("{")[0] for how in ("steps", "time")]  # "Done: all "…
     body = page.locator('[data-testid="stMain"]').inner_text()
