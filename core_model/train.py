@@ -58,13 +58,18 @@ def epoch_batches(examples, batch_size: int, seed: int, epoch: int) -> list[list
     return batches
 
 
+def cooldown_steps(steps: int, cooldown: float) -> int:
+    """How many of a run's last steps the cool-down takes (learning_rate)."""
+    return round(cooldown * steps)
+
+
 def learning_rate(step: int, d_model: int, warmup: int, factor: float, steps: int = 0, cooldown: float = 0.0) -> float:
     """lr = factor · d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)  (Vaswani et al., 5.3), then over the
     last `cooldown` fraction of a run of `steps` (d steps) scaled down linearly towards 0: 1/(d + 1) of it at the
     last step. Decaying to (near) zero at the end lets the last updates settle the weights (a "cool-down")."""
     step = max(step, 1)
     lr = factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
-    decay = round(cooldown * steps)
+    decay = cooldown_steps(steps, cooldown)
     return lr * min(1.0, (steps - step + 1) / (decay + 1)) if decay else lr
 
 

@@ -22,7 +22,7 @@ from core_model.attention import attention
 from core_model.masks import causal_mask
 from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
-from core_model.train import encode_pairs, learning_rate
+from core_model.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
 from core_model.snapshots import Snapshots, read_snapshots
 from core_model.train_log import TrainLog, read_log
 

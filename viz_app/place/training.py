@@ -55,7 +55,7 @@ def schedule(cfg) -> None:
     st.caption(t("training.schedule.peak", w=ours.peak_step, peak=ours.peak_lr, first=ours.first_lr))
     st.caption(t("training.schedule.no_warmup", d=d_model, lr=d_model ** -0.5))
     if task is not None and task.cooldown:
-        st.caption(t("training.schedule.cooldown", model=task.name, n=round(task.cooldown * task.steps)))
+        st.caption(t("training.schedule.cooldown", model=task.name, n=loaders.cooldown_steps(task.steps, task.cooldown)))
 
 
 @st.fragment
