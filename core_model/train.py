@@ -31,7 +31,8 @@ from .model import Transformer
 from .tasks import LABEL_SMOOTHING, TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
 from .tokenizer import Tokenizer
 from .safe_load import Loaded
-from .snapshots import AER_PAIRS, PROBES, SNAPSHOT_FILE, SnapshotWriter, probe_of, read_snapshots, resumed, snapshot_steps
+from .snapshots import (AER_PAIRS, COUNT as SNAPSHOT_COUNT, PROBES, SNAPSHOT_FILE, SnapshotWriter, probe_of,
+                        read_snapshots, resumed, snapshot_steps)
 from .train_log import LOG_FILE, LogWriter, read_log
 
 STATE_JSON, STATE_TENSORS = "train_state.json", "optimizer.safetensors"
@@ -174,9 +175,9 @@ def resumed_log(out: Path, state: dict) -> LogWriter:
 
 
 def resumed_snapshots(out: Path, state: dict, splits: dict, tokenizers: dict, model: Transformer,
-                      steps: int) -> SnapshotWriter:
+                      steps: int, count: int) -> SnapshotWriter:
     """The run's attention snapshots (snapshots.py): those of the checkpoint resumed from, or new ones starting
-    with the untrained model's; the AER needs pairs with a gold alignment (the translation and reversal tasks)."""
+    with the untrained model's, at about `count` steps besides step 0; the AER needs pairs with a gold alignment (the translation and reversal tasks)."""
     cfg = model.cfg
     probes = [probe_of(tokenizers, cfg.bos_id, src, tgt) for src, tgt, _ in splits["valid"][:PROBES]]
     pairs = [pair for _, _, pair in splits["valid"][:AER_PAIRS] if pair is not None]
@@ -184,7 +185,7 @@ def resumed_snapshots(out: Path, state: dict, splits: dict, tokenizers: dict, mo
     def aer(m):
         return alignment_error_rates(Loaded(m, cfg, tokenizers, "", out), pairs)
 
-    writer = SnapshotWriter(probes, snapshot_steps(steps), aer if pairs and cfg.has_encoder else None)
+    writer = SnapshotWriter(probes, snapshot_steps(steps, count), aer if pairs and cfg.has_encoder else None)
     found = checkpoint.find(out / "checkpoint") if state["step"] else None
     if found:
         return resumed(writer, read_snapshots(found), state["step"])
@@ -219,14 +220,16 @@ class Progress:
 
 def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume: bool = False,
           n_train: int | None = None, validate_every: int = 500, save_every: int = 500,
-          progress: bool = True, log_every: int = 50) -> dict:
-    """Train (or resume) into out/checkpoint, its log in out/checkpoint/train_log.csv; return the run's summary."""
+          progress: bool = True, log_every: int = 50, snapshots: int = SNAPSHOT_COUNT) -> dict:
+    """Train (or resume) into out/checkpoint, its log in out/checkpoint/train_log.csv; return the run's summary.
+    `snapshots`: about how many steps keep the probes' attention patterns (snapshots.py), each a traced run of
+    the probes and the AER pairs, most of a short run's time."""
     steps = steps or task.steps
     torch.manual_seed(seed)
     splits = corpus(task, seed, n_train)
     model, tokenizers, optimizer, state = starting_point(task, splits, out, resume, seed)
     log, state["log_every"] = resumed_log(out, state), log_every
-    snaps = resumed_snapshots(out, state, splits, tokenizers, model, steps)
+    snaps = resumed_snapshots(out, state, splits, tokenizers, model, steps, snapshots)
     train_set = encode_pairs(splits["train"], tokenizers, model.cfg.max_len)
     valid_set = encode_pairs(splits["valid"], tokenizers, model.cfg.max_len)
     model.train()

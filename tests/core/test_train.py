@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from core_model import checkpoint
+from core_model.snapshots import read_snapshots
 from core_model.train import TASKS, learning_rate, train
 
 # A reversal model small enough to train for a few seconds in the test suite. No cool-down: these tests stand in
@@ -13,6 +14,9 @@ from core_model.train import TASKS, learning_rate, train
 TINY = dataclasses.replace(
     TASKS["reverse"], config=dict(TASKS["reverse"].config, d_model=32, n_heads=2, d_ff=64, dropout=0.1),
     steps=60, warmup=20, batch_size=32, n_train=2000, cooldown=0.0)
+# Attention snapshots (steps 0, 1 and the last) for the runs that do not look at them: each saved step
+# traces the probes and the AER pairs, 0.3 s, most of a 60-step run at the default 20.
+FEW = 2
 
 
 def test_learning_rate_follows_the_papers_schedule():
@@ -34,17 +38,20 @@ def test_a_cool_down_scales_the_last_steps_linearly_towards_zero():
 
 
 def test_a_short_run_lowers_the_validation_loss(tmp_path):
-    first = train(TINY, tmp_path / "a", steps=5, validate_every=5, save_every=5, progress=False)
-    later = train(TINY, tmp_path / "b", steps=60, validate_every=60, save_every=60, progress=False)
+    first = train(TINY, tmp_path / "a", steps=5, validate_every=5, save_every=5, progress=False, snapshots=FEW)
+    later = train(TINY, tmp_path / "b", steps=60, validate_every=60, save_every=60, progress=False, snapshots=FEW)
     assert later["valid_loss"] < first["valid_loss"] - 0.5
+    assert read_snapshots(tmp_path / "b" / "checkpoint").steps.tolist() == [0, 1, 60]  # snapshots=FEW kept
 
 
 def test_resume_continues_from_the_saved_step_exactly(tmp_path):
-    straight = train(TINY, tmp_path / "straight", steps=30, validate_every=30, save_every=10, progress=False)
-    train(TINY, tmp_path / "split", steps=20, validate_every=20, save_every=10, progress=False)
+    straight = train(TINY, tmp_path / "straight", steps=30, validate_every=30, save_every=10, progress=False,
+                     snapshots=FEW)
+    train(TINY, tmp_path / "split", steps=20, validate_every=20, save_every=10, progress=False, snapshots=FEW)
     saved = json.loads((tmp_path / "split" / "checkpoint" / "train_state.json").read_text())
     assert saved["step"] == 20
-    resumed = train(TINY, tmp_path / "split", steps=30, resume=True, validate_every=30, save_every=10, progress=False)
+    resumed = train(TINY, tmp_path / "split", steps=30, resume=True, validate_every=30, save_every=10,
+                    progress=False, snapshots=FEW)
     assert resumed["step"] == 30 and resumed["tokens"] == straight["tokens"]
     a = checkpoint.load(tmp_path / "straight" / "checkpoint").model.state_dict()
     b = checkpoint.load(tmp_path / "split" / "checkpoint").model.state_dict()

@@ -17,7 +17,7 @@ from core_model.train import learning_rate, main, train
 from core_model.train_log import (HEADER, LOG_FILE, MAX_LOG_BYTES, MAX_LOG_ROWS, LogWriter, format_row, parse_log,
                                   read_log)
 
-from .test_train import TINY  # the small reversal model of the training tests
+from .test_train import FEW, TINY  # the small reversal model of the training tests
 
 STEPS, VALIDATE, SAVE, EVERY = 30, 10, 10, 4
 ROW_STEPS = [4, 8, 10, 12, 16, 20, 24, 28, 30]  # every 4 steps, at each validation (10, 20, 30) and the last
@@ -25,7 +25,7 @@ ROW_STEPS = [4, 8, 10, 12, 16, 20, 24, 28, 30]  # every 4 steps, at each validat
 
 def run(out, steps=STEPS, resume=False, save_every=SAVE):
     return train(TINY, out, steps=steps, resume=resume, validate_every=VALIDATE, save_every=save_every,
-                 log_every=EVERY, progress=False)
+                 log_every=EVERY, progress=False, snapshots=FEW)
 
 
 @pytest.fixture(scope="module")
