@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 
 from .config import ModelConfig
+from .messages import coded, shortened
 from .model import Transformer
 from .safe_load import CheckpointError, Loaded, check_size, read_json_file, read_tensors
 from .tokenizer import WordPieceTokenizer
@@ -65,7 +66,9 @@ def config_from_hf(hf: dict) -> ModelConfig:
     needs = {"hidden_act": "gelu", "position_embedding_type": "absolute"}
     for key, value in needs.items():
         if hf.get(key, value) != value:
-            raise CheckpointError(f"config.json has {key} = {hf[key]!r}; only {value!r} can be imported.")
+            raise CheckpointError(f"config.json has {key} = {hf[key]!r}; only {value!r} can be imported.",
+                                  code="bert_setting", fields={"file": "config.json", "name": key, "want": repr(value),
+                                                               "got": shortened(repr(hf[key]), 60)})
     try:
         return ModelConfig(
             architecture="encoder", src_vocab_size=hf["vocab_size"], d_model=hf["hidden_size"],
@@ -76,9 +79,11 @@ def config_from_hf(hf: dict) -> ModelConfig:
             type_vocab_size=hf["type_vocab_size"], pad_id=hf.get("pad_token_id", 0), unk_id=100,
             bos_id=101, eos_id=102)
     except KeyError as e:
-        raise CheckpointError(f"config.json lacks {e.args[0]}, which a BERT config has.") from None
+        raise CheckpointError(f"config.json lacks {e.args[0]}, which a BERT config has.", code="bert_lacks",
+                              fields={"file": "config.json", "name": str(e.args[0])}) from None
     except (TypeError, ValueError) as e:
-        raise CheckpointError(f"config.json: {e}") from None
+        raise CheckpointError(f"config.json: {e}", code="config_invalid",
+                              fields={"file": "config.json", "detail": str(e)}) from None
 
 
 def name_map(cfg: ModelConfig) -> dict[str, str]:
@@ -96,7 +101,8 @@ def load(path, name: str = "") -> Loaded:
     path = Path(path)
     hf = read_json_file(path / "config.json", "config.json")
     if not isinstance(hf, dict):
-        raise CheckpointError("config.json must hold a JSON object of field names and values.")
+        raise CheckpointError("config.json must hold a JSON object of field names and values.",
+                              code="config_not_object", fields={"file": "config.json"})
     cfg = config_from_hf(hf)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)
@@ -107,11 +113,16 @@ def load(path, name: str = "") -> Loaded:
     try:
         tokenizer = WordPieceTokenizer.load(path / "tokenizer.json", SPECIALS)
     except ValueError as e:
-        raise CheckpointError(str(e)) from None
+        code, fields = coded(e)
+        raise CheckpointError(str(e), code=code, fields=fields) from None
     if tokenizer.vocab_size != cfg.src_vocab_size:
-        raise CheckpointError(f"tokenizer.json has {tokenizer.vocab_size} tokens, but the config says {cfg.src_vocab_size}.")
+        raise CheckpointError(f"tokenizer.json has {tokenizer.vocab_size} tokens, but the config says {cfg.src_vocab_size}.",
+                              code="vocab_mismatch", fields={"file": "tokenizer.json", "n": tokenizer.vocab_size,
+                                                             "config": "config.json", "field": "vocab_size",
+                                                             "want": cfg.src_vocab_size})
     if (tokenizer.unk_id, tokenizer.bos_id, tokenizer.eos_id) != (cfg.unk_id, cfg.bos_id, cfg.eos_id):
-        raise CheckpointError("tokenizer.json puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.")
+        raise CheckpointError("tokenizer.json puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.",
+                              code="bert_specials", fields={"file": "tokenizer.json"})
     name = name or (MINILM if path == minilm_path() else path.name)
     return Loaded(model.eval(), cfg, {"src": tokenizer}, card(path, name, hf), path)
 

@@ -24,6 +24,7 @@ from safetensors.torch import save as save_safetensors
 
 from . import bert
 from .config import ModelConfig
+from .messages import coded, shortened
 from .model import Transformer
 # What this loader shares with bert.load lives in safe_load, below both; its names stay importable from here.
 from .safe_load import (CARD, CONFIG, MAX_FILE_BYTES, MAX_LAYERS, MAX_WEIGHT_BYTES, WEIGHTS,  # noqa: F401
@@ -115,7 +116,9 @@ def read_config(path: Path) -> ModelConfig:
     try:
         return ModelConfig.from_dict(data)
     except (ValueError, TypeError) as e:
-        raise CheckpointError(str(e) if str(e).startswith(CONFIG) else f"{CONFIG}: {e}") from None
+        code, fields = coded(e, "config_invalid")
+        raise CheckpointError(str(e) if str(e).startswith(CONFIG) else f"{CONFIG}: {e}", code=code,
+                              fields={"file": CONFIG, "detail": str(e), **fields}) from None
 
 
 def refuse_pickles(names) -> None:
@@ -125,7 +128,8 @@ def refuse_pickles(names) -> None:
     for name in sorted(names):
         if name.lower().endswith(PICKLE_SUFFIXES):
             raise CheckpointError(f"{name} is a pickle-based checkpoint, which is not accepted because loading a pickle "
-                                  f"can run any code: only {WEIGHTS} is read (save the weights with safetensors).", "unsafe")
+                                  f"can run any code: only {WEIGHTS} is read (save the weights with safetensors).",
+                                  "unsafe", "pickle_checkpoint", {"file": shortened(name, 80), "weights": WEIGHTS})
 
 
 def check_files(path: Path) -> None:
@@ -137,7 +141,8 @@ def check_files(path: Path) -> None:
         kept = path / name
         if kept.is_file() and kept.stat().st_size > limit:
             raise CheckpointError(f"{name} is {size_text(kept.stat().st_size)}, over the limit of {size_text(limit)}.",
-                                  "limit")
+                                  "limit", "file_too_big",
+                                  {"file": name, "size": size_text(kept.stat().st_size), "limit": size_text(limit)})
     if not (path / WEIGHTS).is_file():
         refuse_pickles(os.listdir(path))
 
@@ -154,10 +159,15 @@ def read_tokenizers(path: Path, cfg: ModelConfig) -> dict:
         tok = Tokenizer.load(required(path, name))
         size = getattr(cfg, f"{side}_vocab_size")
         if tok.vocab_size != size:
-            raise CheckpointError(f"{name} has {tok.vocab_size} pieces, but {CONFIG} says {side}_vocab_size is {size}.")
+            raise CheckpointError(f"{name} has {tok.vocab_size} pieces, but {CONFIG} says {side}_vocab_size is {size}.",
+                                  code="vocab_mismatch", fields={"file": name, "n": tok.vocab_size, "config": CONFIG,
+                                                                 "field": f"{side}_vocab_size", "want": size})
         for special in ("pad_id", "unk_id", "bos_id", "eos_id"):
             if getattr(tok, special) != getattr(cfg, special):
-                raise CheckpointError(f"{name} has {special} {getattr(tok, special)}, but {CONFIG} says {getattr(cfg, special)}.")
+                raise CheckpointError(f"{name} has {special} {getattr(tok, special)}, but {CONFIG} says {getattr(cfg, special)}.",
+                                      code="special_mismatch", fields={"file": name, "field": special, "config": CONFIG,
+                                                                       "got": getattr(tok, special),
+                                                                       "want": getattr(cfg, special)})
         tokenizers[side] = tok
     return tokenizers
 
@@ -166,7 +176,7 @@ def load(path) -> Loaded:
     """Load and check a checkpoint folder; raise CheckpointError naming what is wrong."""
     found = find(path)
     if found is None:
-        raise CheckpointError(f"{path} is not a checkpoint folder.")
+        raise CheckpointError(f"{path} is not a checkpoint folder.", code="not_folder", fields={"path": str(path)})
     path = found
     check_files(path)
     if bert.is_bert_folder(path):  # a Hugging Face BERT folder, imported tensor by tensor
@@ -178,7 +188,8 @@ def load(path) -> Loaded:
     except CheckpointError:
         raise
     except ValueError as e:
-        raise CheckpointError(str(e)) from None
+        code, fields = coded(e)
+        raise CheckpointError(str(e), code=code, fields=fields) from None
     model = Transformer(cfg)
     tensors = read_weights(path, model)
     model.load_state_dict(tensors, strict=not (cfg.has_decoder and cfg.tie_embeddings))
@@ -208,26 +219,31 @@ def extract_zip(data: bytes, dest) -> Path:
     again as the bytes come out, so a zip bomb stops at the limit.
     """
     if len(data) > MAX_ZIP_BYTES:
-        raise CheckpointError(f"the zip is {size_text(len(data))}, over the limit of {size_text(MAX_ZIP_BYTES)}.", "limit")
+        raise CheckpointError(f"the zip is {size_text(len(data))}, over the limit of {size_text(MAX_ZIP_BYTES)}.",
+                              "limit", "zip_too_big", {"size": size_text(len(data)), "limit": size_text(MAX_ZIP_BYTES)})
     listing = directory_size(data)
     if listing > MAX_ZIP_DIRECTORY:
         raise CheckpointError(f"the zip's list of entries takes {size_text(listing)}, far more than a checkpoint "
-                              f"folder's few files need (at most {size_text(MAX_ZIP_DIRECTORY)}).", "limit")
+                              f"folder's few files need (at most {size_text(MAX_ZIP_DIRECTORY)}).", "limit",
+                              "zip_listing", {"size": size_text(listing), "limit": size_text(MAX_ZIP_DIRECTORY)})
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, ValueError, EOFError):
-        raise CheckpointError(NOT_A_ZIP) from None
+        raise CheckpointError(NOT_A_ZIP, code="not_zip") from None
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     with archive:
         budget = MAX_UNPACKED_BYTES
         for name, info in zip_members(archive.infolist()).items():
-            too_big = f"{info.filename} in the zip unpacks to more than the {info.file_size:,} bytes it declares."
+            too_big = CheckpointError(f"{info.filename} in the zip unpacks to more than the {info.file_size:,} "
+                                      "bytes it declares.", "limit", "zip_entry_grew",
+                                      {"entry": shortened(info.filename, 80), "n": info.file_size})
             try:
                 with archive.open(info) as source:
                     budget -= copy_bounded(source, dest / name, min(info.file_size, budget), too_big)
             except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error) as e:
-                raise CheckpointError(f"{info.filename} in the zip cannot be unpacked ({e}).") from None
+                raise CheckpointError(f"{info.filename} in the zip cannot be unpacked ({e}).", code="zip_entry_broken",
+                                      fields={"entry": shortened(info.filename, 80)}) from None
     return dest
 
 
@@ -238,7 +254,7 @@ def directory_size(data: bytes) -> int:
     """The size of the zip's list of entries, from its end record (22 bytes and a comment, at the end)."""
     end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 65535))
     if end < 0 or end + 22 > len(data):
-        raise CheckpointError(NOT_A_ZIP)
+        raise CheckpointError(NOT_A_ZIP, code="not_zip")
     return int.from_bytes(data[end + 12:end + 16], "little")  # 0xFFFFFFFF for a zip64, which is far over
 
 
@@ -246,10 +262,13 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
     """The entries a load reads, by bare name, once every entry's path, kind and size is checked."""
     if len(infos) > MAX_ZIP_ENTRIES:
         raise CheckpointError(f"the zip holds {len(infos)} entries, more than the {MAX_ZIP_ENTRIES} allowed; "
-                              f"a checkpoint folder has at most {len(FILES)} files.", "limit")
+                              f"a checkpoint folder has at most {len(FILES)} files.", "limit", "zip_entries",
+                              {"n": len(infos), "most": MAX_ZIP_ENTRIES, "files": len(FILES)})
     declared = sum(i.file_size for i in infos)
     if declared > MAX_UNPACKED_BYTES:
-        raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.", "limit")
+        raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.",
+                              "limit", "zip_unpacked_too_big",
+                              {"size": size_text(declared), "limit": size_text(MAX_UNPACKED_BYTES)})
     files = {}
     for info in infos:
         parts = entry_parts(info)
@@ -259,14 +278,17 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
     places = {tuple(parts[:-1]): name for name, parts in files.items()}  # folder -> one entry in it
     if deep or len(places) > 1:
         where = f"{deep[0]!r} is nested deeper" if deep else "it mixes {!r} and {!r}".format(*list(places.values())[:2])
-        raise CheckpointError(f"the zip must hold the checkpoint's files at its top level or in one folder, but {where}.")
+        raise CheckpointError(f"the zip must hold the checkpoint's files at its top level or in one folder, but {where}.",
+                              code="zip_layout", fields={"entry": shortened((deep or list(places.values()))[0], 80)})
     names = [parts[-1] for parts in files.values()]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
-        raise CheckpointError(f"the zip holds {twice[0]} twice.")
+        raise CheckpointError(f"the zip holds {twice[0]} twice.", code="zip_twice",
+                              fields={"file": shortened(twice[0], 80)})
     refuse_pickles(names)
     if CONFIG not in names:
-        raise CheckpointError(f"the zip has no {CONFIG}, so it holds no checkpoint folder.")
+        raise CheckpointError(f"the zip has no {CONFIG}, so it holds no checkpoint folder.", code="zip_no_config",
+                              fields={"file": CONFIG})
     by_name = {parts[-1]: info for info in infos if (parts := files.get(info.filename))}
     return {name: by_name[name] for name in FILES if name in by_name}
 
@@ -276,25 +298,29 @@ def entry_parts(info: zipfile.ZipInfo) -> list[str]:
     name = info.filename
     path = name.replace("\\", "/")  # zips made on Windows may use either separator
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        raise CheckpointError(f"the zip entry {name!r} has an absolute path, which could write anywhere on the disk.", "unsafe")
+        raise CheckpointError(f"the zip entry {name!r} has an absolute path, which could write anywhere on the disk.",
+                              "unsafe", "zip_absolute", {"entry": shortened(name, 80)})
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise CheckpointError(f"the zip entry {name!r} climbs out of its folder with '..'.", "unsafe")
+        raise CheckpointError(f"the zip entry {name!r} climbs out of its folder with '..'.", "unsafe", "zip_climbs",
+                              {"entry": shortened(name, 80)})
     if stat.S_ISLNK(info.external_attr >> 16):
-        raise CheckpointError(f"the zip entry {name!r} is a symbolic link, which could point anywhere on the disk.", "unsafe")
+        raise CheckpointError(f"the zip entry {name!r} is a symbolic link, which could point anywhere on the disk.",
+                              "unsafe", "zip_link", {"entry": shortened(name, 80)})
     if info.flag_bits & 0x1:
-        raise CheckpointError(f"the zip entry {name!r} is encrypted.")
+        raise CheckpointError(f"the zip entry {name!r} is encrypted.", code="zip_encrypted",
+                              fields={"entry": shortened(name, 80)})
     return parts
 
 
-def copy_bounded(source, target: Path, limit: int, too_big: str) -> int:
+def copy_bounded(source, target: Path, limit: int, too_big: CheckpointError | str) -> int:
     """Copy the binary stream `source` into the new file `target`; past `limit` bytes, stop and refuse."""
     written = 0
     with open(target, "xb") as out:
         while chunk := source.read(2**20):
             written += len(chunk)
             if written > limit:
-                raise CheckpointError(too_big, "limit")
+                raise too_big if isinstance(too_big, CheckpointError) else CheckpointError(too_big, "limit")
             out.write(chunk)
     return written
 
@@ -306,19 +332,23 @@ def copy_folder(src, dest) -> Path:
     """
     src, dest = Path(src), Path(dest)
     if not src.is_dir():
-        raise CheckpointError(f"{src} is not a checkpoint folder.")
+        raise CheckpointError(f"{src} is not a checkpoint folder.", code="not_folder", fields={"path": str(src)})
     check_files(src)
     names = [n for n in FILES if (src / n).is_file()]
     total = sum((src / n).stat().st_size for n in names)
     if total > MAX_UNPACKED_BYTES:
         raise CheckpointError(f"the checkpoint's files add up to {size_text(total)}, "
-                              f"over the limit of {size_text(MAX_UNPACKED_BYTES)}.", "limit")
+                              f"over the limit of {size_text(MAX_UNPACKED_BYTES)}.", "limit", "folder_too_big",
+                              {"size": size_text(total), "limit": size_text(MAX_UNPACKED_BYTES)})
     dest.mkdir(parents=True, exist_ok=True)
     budget = MAX_UNPACKED_BYTES
     for name in names:
         try:
             with open(src / name, "rb") as source:  # a file that grows meanwhile is stopped at the limit
-                budget -= copy_bounded(source, dest / name, budget, f"{name} grew past the limit while it was copied.")
+                grew = CheckpointError(f"{name} grew past the limit while it was copied.", "limit", "file_grew",
+                                       {"file": name})
+                budget -= copy_bounded(source, dest / name, budget, grew)
         except OSError as e:
-            raise CheckpointError(f"{src / name} cannot be read ({e.strerror}).") from None
+            raise CheckpointError(f"{src / name} cannot be read ({e.strerror}).", code="file_unreadable",
+                                  fields={"path": str(src / name)}) from None
     return dest

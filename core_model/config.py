@@ -5,7 +5,7 @@ import dataclasses
 import sys
 from dataclasses import dataclass
 
-from .messages import listed, shortened
+from .messages import CodedError, listed, listed_fields, shortened
 
 ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
 ACTIVATIONS = ("relu", "gelu")
@@ -165,12 +165,15 @@ class ModelConfig:
     def from_dict(cls, data: dict) -> "ModelConfig":
         """Build from a parsed config.json; an unknown or missing field is named."""
         if not isinstance(data, dict):
-            raise ValueError("config.json must hold a JSON object of field names and values.")
+            raise CodedError("config.json must hold a JSON object of field names and values.", "config_not_object",
+                             {"file": "config.json"})
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"config.json has unknown field(s): {listed(unknown)}.")
+            raise CodedError(f"config.json has unknown field(s): {listed(unknown)}.", "config_unknown",
+                             {"file": "config.json", **listed_fields(unknown)})
         missing = sorted(known - set(data) - set(OPTIONAL))
         if missing:
-            raise ValueError(f"config.json is missing field(s): {listed(missing)}.")
+            raise CodedError(f"config.json is missing field(s): {listed(missing)}.", "config_missing",
+                             {"file": "config.json", **listed_fields(missing)})
         return cls(**data)

@@ -18,6 +18,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from .messages import CodedError
 from .model import KVCache, Transformer
 from .trace import Trace, name_filter, recording
 
@@ -103,20 +104,23 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
     """Check the arguments, run the encoder once, and work out the step budget and the deadline."""
     cfg = model.cfg
     if not cfg.has_decoder:
-        raise ValueError("an encoder-only model has no decoder, so it cannot generate tokens.")
+        raise CodedError("an encoder-only model has no decoder, so it cannot generate tokens.", "no_decoder")
     if model.training:
         raise ValueError("the model is in training mode; call model.eval() so dropout does not change the output.")
     if isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 1:
-        raise ValueError(f"max_len is {max_len!r}, but must be a whole number of at least 1.")
+        raise CodedError(f"max_len is {max_len!r}, but must be a whole number of at least 1.",
+                         "bad_argument", {"name": "max_len"})
     src = [int(i) for i in src_ids]
     side = "src" if cfg.has_encoder else "tgt"
     vocab = getattr(cfg, f"{side}_vocab_size")
     if any(not 0 <= i < vocab for i in src):
-        raise ValueError(f"every source id must be from 0 to {vocab - 1}, the model's {side} vocabulary.")
+        raise CodedError(f"every source id must be from 0 to {vocab - 1}, the model's {side} vocabulary.", "source_ids",
+                         {"most": vocab - 1})
     memory = memory_mask = None
     if cfg.has_encoder:
         if not src:
-            raise ValueError("the source is empty; an encoder-decoder model needs at least one source token.")
+            raise CodedError("the source is empty; an encoder-decoder model needs at least one source token.",
+                             "empty_source")
         with torch.no_grad():
             memory, memory_mask = model.encode(torch.tensor([src]))
         start = (cfg.bos_id,)
@@ -125,7 +129,8 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
     # Keep the whole output (prefix + last token) within the positions the model knows.
     budget = min(max_len, cfg.positions - len(start))
     if budget < 1:
-        raise ValueError(f"the prompt of {len(src)} tokens leaves no room below the model's {cfg.positions} positions.")
+        raise CodedError(f"the prompt of {len(src)} tokens leaves no room below the model's {cfg.positions} positions.",
+                         "no_room", {"n": len(src), "positions": cfg.positions})
     deadline = float("inf") if seconds is None else time.monotonic() + seconds
     return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline)
 
@@ -162,7 +167,8 @@ def _top(probs: torch.Tensor, n_top: int) -> tuple[tuple[int, float], ...]:
 
 def _check_n_top(n_top) -> None:
     if isinstance(n_top, bool) or not isinstance(n_top, int) or n_top < 0:
-        raise ValueError(f"n_top is {n_top!r}, but must be a whole number of at least 0.")
+        raise CodedError(f"n_top is {n_top!r}, but must be a whole number of at least 0.",
+                         "bad_argument", {"name": "n_top"})
 
 
 def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool, n_top: int,
@@ -225,13 +231,15 @@ def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k:
 
 def _check_sampling(temperature, top_k, top_p, seed) -> None:
     if not isinstance(temperature, (int, float)) or isinstance(temperature, bool) or not temperature > 0:
-        raise ValueError(f"temperature is {temperature!r}, but must be a number above 0.")
+        raise CodedError(f"temperature is {temperature!r}, but must be a number above 0.",
+                         "bad_argument", {"name": "temperature"})
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
-        raise ValueError(f"top_k is {top_k!r}, but must be a whole number of at least 0 (0 = no limit).")
+        raise CodedError(f"top_k is {top_k!r}, but must be a whole number of at least 0 (0 = no limit).",
+                         "bad_argument", {"name": "top_k"})
     if not isinstance(top_p, (int, float)) or isinstance(top_p, bool) or not 0 < top_p <= 1:
-        raise ValueError(f"top_p is {top_p!r}, but must be above 0 and at most 1.")
+        raise CodedError(f"top_p is {top_p!r}, but must be above 0 and at most 1.", "bad_argument", {"name": "top_p"})
     if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed is {seed!r}, but must be a whole number.")
+        raise CodedError(f"seed is {seed!r}, but must be a whole number.", "bad_argument", {"name": "seed"})
 
 
 def sample(model: Transformer, src_ids, temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0,
@@ -305,9 +313,11 @@ def beam_search(model: Transformer, src_ids, width: int = 4, length_penalty: flo
     the candidates unfinished). `steps` follow the best hypothesis, like greedy's.
     """
     if isinstance(width, bool) or not isinstance(width, int) or width < 1:
-        raise ValueError(f"width is {width!r}, but must be a whole number of at least 1.")
+        raise CodedError(f"width is {width!r}, but must be a whole number of at least 1.",
+                         "bad_argument", {"name": "width"})
     if isinstance(length_penalty, bool) or not isinstance(length_penalty, (int, float)) or length_penalty < 0:
-        raise ValueError(f"length_penalty is {length_penalty!r}, but must be a number of at least 0.")
+        raise CodedError(f"length_penalty is {length_penalty!r}, but must be a number of at least 0.",
+                         "bad_argument", {"name": "length_penalty"})
     _check_n_top(n_top)
     run = _start(model, src_ids, max_len, use_cache, seconds)
     live = [_Hyp(Beam((), 0.0, 0.0, -1, False), ())]  # the root: just bos (and the prompt)

@@ -37,22 +37,25 @@ def check(folder) -> None:
         done = subprocess.run([sys.executable, "-c", start, str(folder)], capture_output=True, text=True,
                               timeout=SECONDS, cwd=ROOT, env=env)
     except subprocess.TimeoutExpired:
-        raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time") from None
+        raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time", "load_time",
+                              {"seconds": SECONDS}) from None
     verdict = _verdict(done.stdout)
     if done.returncode != 0 or verdict is None:
         raise CheckpointError(f"loading the model needed more than the loader's {size_text(MEMORY)} of memory, "
-                              "or crashed.", "memory")
+                              "or crashed.", "memory", "load_memory_or_crash", {"limit": size_text(MEMORY)})
     if verdict["refused"]:
-        raise CheckpointError(verdict["refused"], verdict["kind"])
+        raise CheckpointError(verdict["refused"], verdict["kind"], verdict["code"], verdict["fields"])
 
 
 def _verdict(stdout: str) -> dict | None:
-    """The child's verdict: {"refused": its reason ("" when it found none), "kind": the reason's kind};
-    None if it printed none."""
+    """The child's verdict: {"refused": its reason ("" when it found none), "kind": the reason's kind, "code" and
+    "fields": CheckpointError's}; None if it printed none."""
     try:
         verdict = json.loads(stdout.strip().splitlines()[-1])
-        return {"refused": str(verdict["refused"]), "kind": verdict["kind"] if verdict["kind"] in KINDS else "invalid"}
-    except (ValueError, IndexError, KeyError, TypeError):
+        fields = {str(k): v for k, v in dict(verdict["fields"]).items() if isinstance(v, (str, int))}
+        return {"refused": str(verdict["refused"]), "kind": verdict["kind"] if verdict["kind"] in KINDS else "invalid",
+                "code": str(verdict["code"]), "fields": fields}
+    except (ValueError, IndexError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -67,24 +70,27 @@ def try_out(folder) -> None:
         out = loaded.model(src, tgt)  # logits, or an encoder's last hidden states
     if not torch.isfinite(out).all():
         raise CheckpointError("the model's outputs on a plain sentence are not finite numbers (NaN or infinity): "
-                              "its weights are too large to compute with.", "numbers")
+                              "its weights are too large to compute with.", "numbers", "outputs_not_finite")
 
 
 def main(folder: str) -> int:
     try:
         try_out(folder)
-        refused, kind = "", "invalid"
+        refused, kind, code, fields = "", "invalid", "", {}
     except CheckpointError as e:
-        refused, kind = str(e), e.kind
+        refused, kind, code, fields = str(e), e.kind, e.code, e.fields
     except MemoryError:
         refused, kind = f"loading the model needed more than the loader's {size_text(MEMORY)} of memory.", "memory"
+        code, fields = "load_memory", {"limit": size_text(MEMORY)}
     except RecursionError:
-        refused, kind = "a file of the model nests too deeply to be read.", "invalid"
+        refused, kind, code, fields = "a file of the model nests too deeply to be read.", "invalid", "too_deep", {}
     except BaseException as e:  # a Rust panic from a tokenizer is a BaseException too
         if isinstance(e, KeyboardInterrupt):
             raise
         refused, kind = f"the model could not be loaded ({type(e).__name__}: {e}).", "crash"
-    print(json.dumps({"refused": shortened(refused), "kind": kind}))  # the caller words its folders its way
+        code, fields = "load_crash", {"detail": shortened(f"{type(e).__name__}: {e}", 200)}
+    # the caller words its folders its way
+    print(json.dumps({"refused": shortened(refused), "kind": kind, "code": code, "fields": fields}))
     return 0
 
 

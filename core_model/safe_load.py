@@ -18,7 +18,7 @@ from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
 
 from .config import ModelConfig
-from .messages import listed, shortened
+from .messages import CodedError, listed, listed_fields, shortened
 from .model import Transformer
 
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "card.md"
@@ -36,12 +36,13 @@ OPENING, CLOSING = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8
 KINDS = ("invalid", "limit", "unsafe", "numbers", "time", "memory", "crash")  # what a UI may say in its own words
 
 
-class CheckpointError(ValueError):
+class CheckpointError(CodedError):
     """A checkpoint folder that cannot be loaded; the message says which file and why, in at most
-    messages.MAX_MESSAGE characters, and `kind` (one of KINDS) what sort of fault it is."""
+    messages.MAX_MESSAGE characters, `kind` (one of KINDS) what sort of fault it is, and `code` with
+    `fields` the same for a translation (messages.CodedError)."""
 
-    def __init__(self, message: str, kind: str = "invalid"):
-        super().__init__(shortened(str(message)))
+    def __init__(self, message: str, kind: str = "invalid", code: str = "", fields: dict | None = None):
+        super().__init__(message, code, fields)
         self.kind = kind
 
 
@@ -63,20 +64,26 @@ def json_depth(text: str) -> int:
 def read_json(text: str, what: str):
     """Parse `text` (the file named `what`) as JSON, refusing deep nesting and numbers too long to read."""
     if json_depth(text) > MAX_JSON_DEPTH:
-        raise CheckpointError(f"{what} nests more than {MAX_JSON_DEPTH} levels deep, which no checkpoint file does.")
+        raise CheckpointError(f"{what} nests more than {MAX_JSON_DEPTH} levels deep, which no checkpoint file does.",
+                              code="json_deep", fields={"file": what, "depth": MAX_JSON_DEPTH})
     try:
         return json.loads(text)
     except ValueError as e:  # JSONDecodeError, or an integer too long for int() (Python's guard against slow parsing)
         if "digits" in str(e):
-            raise CheckpointError(f"{what} holds a number of over 4,300 digits, which no checkpoint needs.") from None
-        raise CheckpointError(f"{what} is not valid JSON ({shortened(str(e), 120)}).") from None
+            raise CheckpointError(f"{what} holds a number of over 4,300 digits, which no checkpoint needs.",
+                                  code="json_digits", fields={"file": what}) from None
+        decoding = isinstance(e, json.JSONDecodeError)
+        where = {"line": e.lineno, "column": e.colno} if decoding else {"line": 0, "column": 0}
+        raise CheckpointError(f"{what} is not valid JSON ({shortened(str(e), 120)}).", code="json_invalid",
+                              fields={"file": what, **where}) from None
 
 
 def read_json_file(path: Path, what: str):
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise CheckpointError(f"{what} is not UTF-8 text, so it is not JSON.") from None
+        raise CheckpointError(f"{what} is not UTF-8 text, so it is not JSON.", code="json_not_utf8",
+                              fields={"file": what}) from None
     return read_json(text, what)
 
 
@@ -93,7 +100,8 @@ class Loaded:
 def required(path: Path, name: str) -> Path:
     f = path / name
     if not f.is_file():
-        raise CheckpointError(f"the checkpoint folder {path} has no {name}.")
+        raise CheckpointError(f"the checkpoint folder {path} has no {name}.", code="file_missing",
+                              fields={"folder": str(path), "file": name})
     return f
 
 
@@ -110,35 +118,41 @@ def within_limit(f: Path) -> Path:
     limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS else MAX_FILE_BYTES
     size = f.stat().st_size
     if size > limit:
-        raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.", "limit")
+        raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.", "limit",
+                              "file_too_big", {"file": f.name, "size": size_text(size), "limit": size_text(limit)})
     return f
 
 
-def safetensors_problem(data: bytes) -> str | None:
-    """Why `data` is plainly not a whole safetensors file (a pickle, or cut short), else None.
+def safetensors_problem(data: bytes) -> tuple[str, str, dict] | None:
+    """Why `data` is plainly not a whole safetensors file (a pickle, or cut short), else None: the reason after
+    the file's name, its code and fields (CheckpointError's).
 
     A safetensors file is an 8-byte header length, a JSON header, then the tensors' bytes.
     """
     if data[8:9] != b"{":
         if data[:1] == b"\x80" or data[:4] == b"PK\x03\x04":
             return ("holds a pickle (what torch.save writes), not safetensors data; loading a pickle can run any "
-                    "code, so it is not read.")
+                    "code, so it is not read.", "weights_pickle", {})
         return None  # safetensors itself names what is wrong
     header_end = 8 + int.from_bytes(data[:8], "little")
     if header_end > len(data):
-        return f"is truncated: its header alone should take {header_end:,} bytes, but the file has {len(data):,}."
+        return (f"is truncated: its header alone should take {header_end:,} bytes, but the file has {len(data):,}.",
+                "weights_truncated", {"want": header_end, "got": len(data)})
     if header_end - 8 > MAX_HEADER_BYTES:
-        return f"has a header of {size_text(header_end - 8)}, over the limit of {size_text(MAX_HEADER_BYTES)}."
+        return (f"has a header of {size_text(header_end - 8)}, over the limit of {size_text(MAX_HEADER_BYTES)}.",
+                "header_too_big", {"size": size_text(header_end - 8), "limit": size_text(MAX_HEADER_BYTES)})
     text = data[8:header_end].decode("utf-8", "replace")
     if json_depth(text) > MAX_JSON_DEPTH:
-        return f"has a header nested more than {MAX_JSON_DEPTH} levels deep, which no safetensors file has."
+        return (f"has a header nested more than {MAX_JSON_DEPTH} levels deep, which no safetensors file has.",
+                "header_deep", {"depth": MAX_JSON_DEPTH})
     try:
         header = json.loads(text)
         end = header_end + max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         return None  # safetensors itself names what is wrong
     if end > len(data):
-        return f"is truncated: it should be {end:,} bytes long, but has {len(data):,}."
+        return (f"is truncated: it should be {end:,} bytes long, but has {len(data):,}.", "weights_truncated",
+                {"want": end, "got": len(data)})
     return None
 
 
@@ -158,17 +172,21 @@ def check_size(cfg: ModelConfig) -> None:
     for stack, n in (("encoder", cfg.n_encoder_layers), ("decoder", cfg.n_decoder_layers)):
         if n > MAX_LAYERS:
             raise CheckpointError(f"{CONFIG} asks for {n} {stack} layers, more than the {MAX_LAYERS} the loader builds.",
-                                  "limit")
+                                  "limit", "too_many_layers",
+                                  {"file": CONFIG, "n": n, "stack": stack, "most": MAX_LAYERS})
     for name in ("max_len", "max_positions"):  # whatever the positional kind: they bound decoding and a forward pass
         if getattr(cfg, name) > MAX_POSITIONS:
             raise CheckpointError(f"{CONFIG} asks for {name} {getattr(cfg, name):,}, more than the {MAX_POSITIONS:,} "
-                                  f"positions the loader allows.", "limit")
+                                  f"positions the loader allows.", "limit", "too_many_positions",
+                                  {"file": CONFIG, "name": name, "n": getattr(cfg, name), "most": MAX_POSITIONS})
     n = weight_count(cfg)
     if 4 * n > MAX_WEIGHT_BYTES:  # a count past 10¹⁵ is not written out: it may have more digits than int() prints
         model = (f"over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)})" if n < 10**15
                  else "more than 10¹⁵ weights")
+        fields = {"file": CONFIG, "limit": size_text(MAX_WEIGHT_BYTES)}
+        fields.update({"millions": (n + 500_000) // 10**6, "size": size_text(4 * n)} if n < 10**15 else {})
         raise CheckpointError(f"{CONFIG} describes a model of {model}, over the limit of {size_text(MAX_WEIGHT_BYTES)}.",
-                              "limit")
+                              "limit", "model_too_big" if n < 10**15 else "model_far_too_big", fields)
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
@@ -180,26 +198,38 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
     data = within_limit(required(path, WEIGHTS)).read_bytes()
     problem = safetensors_problem(data)
     if problem:
-        raise CheckpointError(f"{WEIGHTS} {problem}")
+        raise CheckpointError(f"{WEIGHTS} {problem[0]}", code=problem[1], fields={"file": WEIGHTS, **problem[2]})
     try:
         tensors = load_safetensors(data)
     except (SafetensorError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{WEIGHTS} is truncated or not a safetensors file ({e}).") from None
+        raise CheckpointError(f"{WEIGHTS} is truncated or not a safetensors file ({e}).", code="not_safetensors",
+                              fields={"file": WEIGHTS}) from None
     rename = rename or {}
     tensors = {rename.get(name, name): t for name, t in tensors.items() if name not in ignore}
     in_file = {v: k for k, v in rename.items()}  # to name a tensor as the file does
     missing = sorted(in_file.get(n, n) for n in set(expected) - set(tensors))
     if missing:
-        raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {listed(missing)}.")
+        raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {listed(missing)}.", code="tensors_missing",
+                              fields={"file": WEIGHTS, **listed_fields(missing)})
     unexpected = sorted(in_file.get(n, n) for n in set(tensors) - set(expected))
     if unexpected:
-        raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {listed(unexpected)}.")
+        raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {listed(unexpected)}.",
+                              code="tensors_unexpected", fields={"file": WEIGHTS, **listed_fields(unexpected)})
     for name, want in expected.items():
-        got, shown = tensors[name], in_file.get(name, name)
-        if tuple(got.shape) != tuple(want.shape):
-            raise CheckpointError(f"{WEIGHTS}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.")
-        if not got.is_floating_point():
-            raise CheckpointError(f"{WEIGHTS}: {shown} holds {got.dtype} values, not floating-point weights.")
-        if not torch.isfinite(got).all():
-            raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.", "numbers")
+        check_tensor(tensors[name], want, in_file.get(name, name))
     return tensors
+
+
+def check_tensor(got: torch.Tensor, want: torch.Tensor, shown: str) -> None:
+    """Refuse the tensor named `shown` in the file unless it has `want`'s shape and finite floating-point values."""
+    fields = {"file": WEIGHTS, "tensor": shortened(shown, 80)}
+    if tuple(got.shape) != tuple(want.shape):
+        raise CheckpointError(f"{WEIGHTS}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.",
+                              code="tensor_shape",
+                              fields={**fields, "got": str(list(got.shape)), "want": str(list(want.shape))})
+    if not got.is_floating_point():
+        raise CheckpointError(f"{WEIGHTS}: {shown} holds {got.dtype} values, not floating-point weights.",
+                              code="tensor_dtype", fields={**fields, "dtype": str(got.dtype)})
+    if not torch.isfinite(got).all():
+        raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.", "numbers", "tensor_not_finite",
+                              fields)

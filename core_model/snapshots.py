@@ -111,22 +111,25 @@ def read_snapshots(folder) -> Snapshots | None:
     if not path.exists() and not path.is_symlink():
         return None
     if not path.is_file():
-        raise CheckpointError(f"{SNAPSHOT_FILE} is not a regular file.")
+        raise CheckpointError(f"{SNAPSHOT_FILE} is not a regular file.", code="not_regular_file",
+                              fields={"file": SNAPSHOT_FILE})
     size = path.stat().st_size
     if size > MAX_SNAPSHOT_BYTES:
         raise CheckpointError(f"{SNAPSHOT_FILE} is {size_text(size)}, over the limit of "
-                              f"{size_text(MAX_SNAPSHOT_BYTES)}.", "limit")
+                              f"{size_text(MAX_SNAPSHOT_BYTES)}.", "limit", "file_too_big",
+                              {"file": SNAPSHOT_FILE, "size": size_text(size), "limit": size_text(MAX_SNAPSHOT_BYTES)})
     try:
         with safe_open(str(path), framework="np") as f:
             meta, tensors = f.metadata() or {}, {name: f.get_tensor(name) for name in f.keys()}
         probes = json.loads(meta.get("probes", "null"))
     except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{SNAPSHOT_FILE} cannot be read: {str(e)[:200]}") from None
+        raise CheckpointError(f"{SNAPSHOT_FILE} cannot be read: {str(e)[:200]}", code="snapshots_unreadable",
+                              fields={"file": SNAPSHOT_FILE}) from None
     return checked(tensors, probes)
 
 
 def _bad(why: str) -> CheckpointError:
-    return CheckpointError(f"{SNAPSHOT_FILE}: {why}")
+    return CheckpointError(f"{SNAPSHOT_FILE}: {why}", code="snapshots_bad", fields={"file": SNAPSHOT_FILE})
 
 
 def checked(tensors: dict, probes) -> Snapshots:

@@ -23,6 +23,8 @@ from typing import Iterable, Sequence
 
 import sentencepiece as spm
 
+from .messages import CodedError
+
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL_PIECES = ("<pad>", "<unk>", "<s>", "</s>")  # indexed by id
 N_BYTE_PIECES = 256
@@ -93,24 +95,28 @@ class Tokenizer:
         try:
             data = path.read_bytes()
         except FileNotFoundError:
-            raise ValueError(f"No tokenizer model file at {path}.") from None
+            raise CodedError(f"No tokenizer model file at {path}.", "tokenizer_missing", {"path": str(path)}) from None
         except OSError as err:
-            raise ValueError(f"Cannot read the tokenizer model file {path}: {err.strerror}.") from None
-        return cls.from_bytes(data, source=f"The tokenizer model file {path}")
+            raise CodedError(f"Cannot read the tokenizer model file {path}: {err.strerror}.", "file_unreadable",
+                             {"path": str(path)}) from None
+        return cls.from_bytes(data, source=f"The tokenizer model file {path}", name=path.name)
 
     @classmethod
-    def from_bytes(cls, data: bytes, source: str = "The given tokenizer model") -> Tokenizer:
-        """Load a serialized model; `source` names it in the ValueError if it is unusable."""
+    def from_bytes(cls, data: bytes, source: str = "The given tokenizer model", name: str = "") -> Tokenizer:
+        """Load a serialized model; `source` names it in the ValueError if it is unusable (`name`, its file
+        name, in the error's fields)."""
+        fields = {"file": name or "?"}
         if not data:
-            raise ValueError(f"{source} is empty.")
+            raise CodedError(f"{source} is empty.", "tokenizer_empty", fields)
         try:
             processor = spm.SentencePieceProcessor(model_proto=bytes(data))
         except (RuntimeError, OSError):  # the C++ message says only "ParseFromArray"
-            raise ValueError(f"{source} is not a sentencepiece model: it is corrupt or truncated.") from None
+            raise CodedError(f"{source} is not a sentencepiece model: it is corrupt or truncated.", "tokenizer_corrupt",
+                             fields) from None
         tokenizer = cls(processor)
         problem = tokenizer._problem()
         if problem:
-            raise ValueError(f"{source} {problem}")
+            raise CodedError(f"{source} {problem}", "tokenizer_unusable", fields)
         return tokenizer
 
     def _problem(self) -> str | None:
@@ -382,11 +388,11 @@ def rust_call(call, *args, **kwargs):
     try:
         return call(*args, **kwargs)
     except Exception as err:
-        raise ValueError(f"The tokenizer failed: {str(err)[:120]}") from None
+        raise CodedError(f"The tokenizer failed: {str(err)[:120]}", "tokenizer_failed") from None
     except BaseException as err:
         if type(err).__name__ != "PanicException":  # KeyboardInterrupt, SystemExit: not the tokenizer's
             raise
-        raise ValueError(f"The tokenizer failed: {str(err)[:120]}") from None
+        raise CodedError(f"The tokenizer failed: {str(err)[:120]}", "tokenizer_failed") from None
 
 
 class WordPieceTokenizer:
@@ -409,7 +415,8 @@ class WordPieceTokenizer:
         for role, token in specials.items():
             ident = tokenizer.token_to_id(token)
             if ident is None:
-                raise ValueError(f"The tokenizer has no {token} token for {role}.")
+                raise CodedError(f"The tokenizer has no {token} token for {role}.", "tokenizer_no_token",
+                                 {"token": token, "role": role})
             self._ids[role] = ident
         self._special = {tokenizer.token_to_id(t.content) for t in tokenizer.get_added_tokens_decoder().values()
                          if t.special} | set(self._ids.values())
@@ -422,13 +429,15 @@ class WordPieceTokenizer:
         try:
             text = Path(path).read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise ValueError(f"No tokenizer file at {path}.") from None
+            raise CodedError(f"No tokenizer file at {path}.", "tokenizer_missing", {"path": str(path)}) from None
         except UnicodeDecodeError:
-            raise ValueError(f"The tokenizer file {Path(path).name} is not UTF-8 text.") from None
+            raise CodedError(f"The tokenizer file {Path(path).name} is not UTF-8 text.", "tokenizer_not_utf8",
+                             {"file": Path(path).name}) from None
         try:
             tokenizer = rust_call(HFTokenizer.from_str, text)
         except ValueError as err:
-            raise ValueError(f"The tokenizer file {Path(path).name} is not a Hugging Face tokenizer: {err}") from None
+            raise CodedError(f"The tokenizer file {Path(path).name} is not a Hugging Face tokenizer: {err}",
+                             "tokenizer_not_hf", {"file": Path(path).name}) from None
         return cls(tokenizer, specials)
 
     @property

@@ -102,36 +102,44 @@ def read_log(folder: Path) -> TrainLog | None:
         return None
     try:
         if not path.is_file():
-            raise CheckpointError(f"{LOG_FILE} is not a regular file.")
+            raise CheckpointError(f"{LOG_FILE} is not a regular file.", code="not_regular_file",
+                                  fields={"file": LOG_FILE})
         size = path.stat().st_size
         if size > MAX_LOG_BYTES:
             raise CheckpointError(f"{LOG_FILE} is {size_text(size)}, over the limit of {size_text(MAX_LOG_BYTES)}.",
-                                  "limit")
+                                  "limit", "file_too_big",
+                                  {"file": LOG_FILE, "size": size_text(size), "limit": size_text(MAX_LOG_BYTES)})
         with open(path, "rb") as f:
             data = f.read(MAX_LOG_BYTES + 1)  # a file that grew since stat() is still cut at the limit
     except OSError as e:
-        raise CheckpointError(f"{LOG_FILE} cannot be read ({e.strerror}).") from None
+        raise CheckpointError(f"{LOG_FILE} cannot be read ({e.strerror}).", code="file_unreadable",
+                              fields={"path": LOG_FILE}) from None
     return parse_log(data)
 
 
 def parse_log(data: bytes) -> TrainLog:
     """The log held in `data` (a whole file's bytes); CheckpointError naming the first bad line."""
     if len(data) > MAX_LOG_BYTES:
-        raise CheckpointError(f"{LOG_FILE} is over the limit of {size_text(MAX_LOG_BYTES)}.", "limit")
+        raise CheckpointError(f"{LOG_FILE} is over the limit of {size_text(MAX_LOG_BYTES)}.", "limit",
+                              "file_over_limit", {"file": LOG_FILE, "limit": size_text(MAX_LOG_BYTES)})
     if data.count(b"\n") > MAX_LOG_ROWS + 1:
-        raise CheckpointError(f"{LOG_FILE} has more than {MAX_LOG_ROWS:,} rows.", "limit")
+        raise CheckpointError(f"{LOG_FILE} has more than {MAX_LOG_ROWS:,} rows.", "limit", "log_rows",
+                              {"file": LOG_FILE, "most": MAX_LOG_ROWS})
     try:
         text = data.decode("ascii")
     except UnicodeDecodeError as e:
-        raise CheckpointError(f"{LOG_FILE}: byte {e.start} is not plain ASCII text.") from None
+        raise CheckpointError(f"{LOG_FILE}: byte {e.start} is not plain ASCII text.", code="log_not_ascii",
+                              fields={"file": LOG_FILE, "byte": e.start}) from None
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the newline that ends the last line
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]  # a log saved on Windows
     if not lines or lines[0] != HEADER:
-        raise CheckpointError(f"{LOG_FILE} line 1: the header must be exactly '{HEADER}'.")
+        raise CheckpointError(f"{LOG_FILE} line 1: the header must be exactly '{HEADER}'.", code="log_header",
+                              fields={"file": LOG_FILE, "header": HEADER})
     if len(lines) - 1 > MAX_LOG_ROWS:
-        raise CheckpointError(f"{LOG_FILE} has {len(lines) - 1:,} rows, over the limit of {MAX_LOG_ROWS:,}.", "limit")
+        raise CheckpointError(f"{LOG_FILE} has {len(lines) - 1:,} rows, over the limit of {MAX_LOG_ROWS:,}.", "limit",
+                              "log_rows", {"file": LOG_FILE, "most": MAX_LOG_ROWS})
     rows = [parse_row(line, number) for number, line in enumerate(lines[1:], start=2)]
     check_order(rows)
     columns = list(zip(*rows)) if rows else [()] * len(COLUMNS)
@@ -143,24 +151,29 @@ def parse_row(line: str, number: int) -> tuple:
     """(step, train_loss, valid_loss, lr, grad_norm, tokens) of the row on line `number`, each field checked."""
     fields = line.split(",")
     if len(fields) != len(COLUMNS):
-        raise CheckpointError(f"{LOG_FILE} line {number}: {len(fields)} fields, not {len(COLUMNS)}.")
+        raise CheckpointError(f"{LOG_FILE} line {number}: {len(fields)} fields, not {len(COLUMNS)}.",
+                              "invalid", "log_line", {"file": LOG_FILE, "line": number})
     values: list = []
     for name, field in zip(COLUMNS, fields):
         shown = repr(field[:20] + ("…" if len(field) > 20 else ""))
         if name in ("step", "tokens"):
             if not _WHOLE.fullmatch(field):
-                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a whole number ≥ 0.")
+                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a whole number ≥ 0.",
+                                      "invalid", "log_line", {"file": LOG_FILE, "line": number})
             values.append(int(field))
         elif name == "valid_loss" and field == "":
             values.append(math.nan)
         else:
             if not _REAL.fullmatch(field):
-                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a finite number.", "numbers")
+                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a finite number.",
+                                      "numbers", "log_line", {"file": LOG_FILE, "line": number})
             value = float(field)
             if not math.isfinite(value):
-                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a finite number.", "numbers")
+                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is not a finite number.",
+                                      "numbers", "log_line", {"file": LOG_FILE, "line": number})
             if value < 0:
-                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is negative.", "numbers")
+                raise CheckpointError(f"{LOG_FILE} line {number}: {name} {shown} is negative.",
+                                      "numbers", "log_line", {"file": LOG_FILE, "line": number})
             values.append(value)
     return tuple(values)
 
@@ -171,7 +184,9 @@ def check_order(rows: list[tuple]) -> None:
     for number, (step, *_, tokens) in enumerate(rows, start=2):
         if step <= last_step:
             said = "must be at least 1" if number == 2 else f"does not follow step {last_step}"
-            raise CheckpointError(f"{LOG_FILE} line {number}: step {step} {said}.")
+            raise CheckpointError(f"{LOG_FILE} line {number}: step {step} {said}.",
+                                  "invalid", "log_line", {"file": LOG_FILE, "line": number})
         if tokens < last_tokens:
-            raise CheckpointError(f"{LOG_FILE} line {number}: tokens {tokens} is fewer than the {last_tokens} before it.")
+            raise CheckpointError(f"{LOG_FILE} line {number}: tokens {tokens} is fewer than the {last_tokens} before it.",
+                                  "invalid", "log_line", {"file": LOG_FILE, "line": number})
         last_step, last_tokens = step, tokens

@@ -20,6 +20,7 @@ from core_model import bert, checkpoint, decoding
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
 from core_model.masks import causal_mask
+from core_model.messages import CodedError
 from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
 from core_model.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
@@ -192,7 +193,7 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     loaded = load_model(name)
     cfg = loaded.config
     if not decoding_applies(cfg.architecture):
-        raise ValueError("an encoder-only model has no decoder, so it cannot generate tokens.")
+        raise CodedError("an encoder-only model has no decoder, so it cannot generate tokens.", "no_decoder")
     side = "src" if cfg.has_encoder else "tgt"
     limit = readable(cfg)
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
@@ -205,7 +206,8 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     if method == "sample":
         return decoding.sample(loaded.model, ids, temperature=temperature, top_k=top_k, top_p=top_p,
                                seed=seed, **common)
-    raise ValueError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.")
+    raise CodedError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.", "bad_argument",
+                     {"name": "method"})
 
 
 # ----- masks page: several sentences padded into one batch (helpers in batch.py) ------------

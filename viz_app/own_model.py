@@ -24,8 +24,10 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from core_model import checkpoint, probe
+from core_model.messages import CodedError
 
 from . import loaders
+from .errors import message
 from .i18n import t
 from .text import literal
 
@@ -107,7 +109,8 @@ def bring_in(fill, source: str, private: tuple[Path, ...] = ()) -> str:
             shutil.rmtree(made, ignore_errors=True)
         if isinstance(e, checkpoint.CheckpointError):
             hidden = [str(f) for f in (staging, target, loaders.OWN_DIR, *private) if f is not None]
-            raise checkpoint.CheckpointError(reworded(str(e), hidden, source), e.kind) from None
+            fields = {k: reworded(v, hidden, source) if isinstance(v, str) else v for k, v in e.fields.items()}
+            raise checkpoint.CheckpointError(reworded(str(e), hidden, source), e.kind, e.code, fields) from None
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -144,12 +147,13 @@ def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
     try:
         name = bring_in(fill, source, private)
     except checkpoint.CheckpointError as e:
-        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": str(e)})
+        reason = {"message": str(e), "code": e.code, "fields": e.fields}  # worded when shown, in the language then
+        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": reason})
         return
     except Exception as e:  # an OSError (a full disk), or anything a loader did not foresee: logged, not shown
         LOG.exception("bringing in %s failed", source)
-        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": "crash",
-                                                              "reason": type(e).__name__})
+        reason = {"message": type(e).__name__, "code": "", "fields": {}}
+        st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": "crash", "reason": reason})
         return
     st.session_state[OWN] = {**st.session_state.get(OWN, {}), name: title}
     st.session_state["model"] = name
@@ -207,8 +211,11 @@ def render(sb) -> None:
 
 def show(kind: str, text_key: str, fields: dict) -> None:
     """The last attempt's outcome. The file name, the path and a loader's reason quote what the user gave:
-    shown as typed, never as Markdown; why the model was refused is said in the user's language."""
+    shown as typed, never as Markdown; why the model was refused, and the reason, in the user's language."""
+    quoted = {k: literal(v) for k, v in fields.items() if k not in ("why", "reason")}
     if "why" in fields:
-        fields = {**fields, "why": t(f"own.why.{fields['why']}")}
-    quoted = {k: v if k == "why" else literal(v) for k, v in fields.items()}
+        quoted["why"] = t(f"own.why.{fields['why']}")
+    if "reason" in fields:
+        reason = fields["reason"]
+        quoted["reason"] = message(CodedError(reason["message"], reason["code"], reason["fields"]), literal)
     (st.error if kind == "error" else st.success)(t(text_key, **quoted))

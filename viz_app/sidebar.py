@@ -5,7 +5,9 @@ import numpy as np
 import streamlit as st
 
 from . import loaders, own_model, state
+from .errors import message
 from .i18n import LANGUAGES, t
+from .text import literal
 from .views import blocks
 from .views.explorer import Marks
 
@@ -39,7 +41,7 @@ def render():
         with st.spinner(t("spinner.model")):
             cfg = loaders.load_model(st.session_state["model"]).config
     except ValueError as e:
-        sb.error(t("load.failed", name=st.session_state["model"], reason=e))
+        sb.error(t("load.failed", name=st.session_state["model"], reason=message(e, literal)))
         return None
     sb.caption(t("sidebar.arch", arch=t(f"arch.{cfg.architecture}"), d_model=cfg.d_model, heads=cfg.n_heads,
                  enc=cfg.n_encoder_layers, dec=cfg.n_decoder_layers))

@@ -62,3 +62,16 @@ def test_page_has_no_english_left_in_chinese(name):
                 leftovers.append(phrase)
     assert not leftovers, f"English left on the Chinese {name} page: {leftovers[:10]}"
     assert any(re.search(r"[\u4e00-\u9fff]", t) for t in ui_texts(at))
+
+
+def test_a_model_that_cannot_be_loaded_is_said_in_chinese(monkeypatch):
+    from core_model.safe_load import CheckpointError
+    from tests.app.conftest import shown
+
+    def broken(name):
+        raise CheckpointError("the checkpoint folder /srv/m has no config.json.", code="file_missing",
+                              fields={"folder": "/srv/m", "file": "config.json"})
+
+    monkeypatch.setattr(loaders, "load_model", broken)
+    at = open_page("overview", lang="zh")
+    assert [shown(e.value) for e in at.sidebar.error] == ["无法加载模型 translate-en-fr：检查点文件夹 /srv/m 中没有 config.json。"]

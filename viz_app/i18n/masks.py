@@ -71,7 +71,7 @@ STRINGS = {
     "masks.fill": {"en": "Fill value for blocked scores: −∞ (float('-inf')). softmax gives e^(−∞) = 0 exactly, "
                          "where a large negative number such as −10⁹ would leave a tiny weight; a row with every "
                          "key blocked gets zero weights instead of NaN.",
-                   "zh": "被屏蔽分数的填充值：−∞（float('-inf')）。softmax 中 e^(−∞) 恰好为 0，而像 −10⁹ 这样的大负数"
+                   "zh": "被屏蔽分数的填充值：−∞（`float('-inf')`）。softmax 中 e^(−∞) 恰好为 0，而像 −10⁹ 这样的大负数"
                          "还会留下极小的权重；所有键都被屏蔽的行得到全零权重，而不是 NaN。"},
     "masks.scores": {"en": "Scores of sentence {i}, layer {layer}, head {head}",
                      "zh": "句子 {i}、第 {layer} 层、第 {head} 个头的分数"},

@@ -16,7 +16,7 @@ STRINGS = {
     "own.outside": {"en": "{source} is not a folder inside the model folder this server lets visitors read from.",
                     "zh": "{source} 不是本服务器允许访客读取的模型文件夹中的文件夹。"},
     "own.failed": {"en": "{source} was not loaded: {why} ({reason}) The model you had stays selected.",
-                   "zh": "未能加载 {source}：{why}（{reason}）仍使用原先选中的模型。"},
+                   "zh": "未能加载 {source}：{why}原因：{reason}原先选中的模型保持不变。"},
     "own.why.invalid": {"en": "its files do not make a checkpoint this app can read.",
                         "zh": "其中的文件不构成本应用能读取的检查点。"},
     "own.why.limit": {"en": "it is larger than this server allows.", "zh": "它超出了本服务器允许的大小。"},
