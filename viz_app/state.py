@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 _FROM_URL = "_read_from_url"
+_LINKED = "_linked"  # key -> the value the link gave it in this run (forget_noted empties it as a run starts)
 
 
 def parse_int(raw: str) -> int:
@@ -32,10 +33,11 @@ def synced(key: str, default, parse=str, ok=None):
     """The session's value for `key`, taken from the URL the first time, else `default`.
 
     A link's value that does not parse, or that `ok(value)` refuses, is noted (bad_link) and the
-    default used; values set later by the page itself are the page's to check.
+    default used; values set later by the page itself are the page's to check. A value the link gives is
+    the link's (from_link) for the rest of this run: a page that cannot use it then says the link asked for it.
     """
     ss = st.session_state
-    from_url = ss.setdefault(_FROM_URL, set())
+    from_url, linked = ss.setdefault(_FROM_URL, set()), ss.setdefault(_LINKED, {})
     if key not in ss:
         raw = st.query_params.get(key)
         value = default
@@ -45,6 +47,7 @@ def synced(key: str, default, parse=str, ok=None):
                 value = parse(raw)
                 if ok is not None and not ok(value):
                     raise ValueError(raw)
+                linked[key] = value
             except (ValueError, TypeError):
                 value = default
                 bad_link(key, raw, default)
@@ -58,15 +61,37 @@ def setting(key: str, default, parse=str, ok=None, say_stale: bool = False):
 
     A link's value that does not parse or that `ok` refuses is said (page.show_noted) and `default` used.
     A value already in the session that `ok` refuses now (another model or sentence made it unusable, or a
-    script set it) goes back to `default` quietly, or said too with say_stale=True.
+    script set it) goes back to `default` quietly, or said too with say_stale=True (see replace).
     """
     value = synced(key, default, parse, ok)
     if ok is not None and not ok(value):
-        if say_stale:
-            bad_link(key, value, default)
-        st.session_state[key] = value = default
-        publish(key)
+        replace(key, value, default, say_stale)
+        value = default
     return value
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def from_link(key: str, value) -> bool:
+    """Whether the session holds `value` for `key` because the link asked for it in this run."""
+    linked = st.session_state.get(_LINKED, {})
+    return key in linked and _same(linked[key], value)
+
+
+def replace(key: str, value, used, say: bool = True) -> None:
+    """Put `used` in place of the session's `value` for `key`, which this view cannot show; with `say`, note why:
+    the link asked for it (bad_link: "the link asked for …"), or, for a value the session came to hold otherwise
+    (a model with fewer layers was loaded since, a script set it), that this view has no such value. Never the
+    first for the second: a stale value is not a link's."""
+    if say and from_link(key, value):
+        bad_link(key, value, used)
+    elif say:
+        st.session_state.setdefault("_notices", []).append(("query.stale", {"setting": f"{key} = {value}",
+                                                                            "used": used}))
+    st.session_state[key] = used
+    publish(key)
 
 
 def drop_surrogates(key: str) -> None:
@@ -98,16 +123,16 @@ def forget_noted() -> None:
     """Drop what an earlier run noted but did not show (it stopped first): it belongs to that run."""
     st.session_state.pop("_bad_link", None)
     st.session_state.pop("_notices", None)
+    st.session_state.pop(_LINKED, None)  # a value the link gave in an earlier run is the session's now
 
 
 def clamp(key: str, n: int) -> int:
-    """Keep an index-valued key (layer, head, step) within 0..n-1, noting a bad link."""
+    """Keep an index-valued key (layer, head, step) within 0..n-1, saying so (see replace)."""
     value = st.session_state.get(key, 0)
     if not isinstance(value, int) or not 0 <= value < n:
         used = 0 if not isinstance(value, int) or value < 0 else n - 1
-        bad_link(key, value, used)
-        st.session_state[key] = value = used
-        publish(key)
+        replace(key, value, used)
+        value = used
     return value
 
 

@@ -239,3 +239,14 @@ def test_a_control_character_is_removed_not_taken_for_a_line_break():
     assert_clean(at)
     assert list(at.dataframe[-1].value.iloc[:, 0]) == ["i see\x0bhim", "the dog"]  # two sentences, not three
     assert "Control characters were removed from the text." in warnings(at)
+
+
+@pytest.mark.parametrize("model", ["translate-en-fr", "lm-en"])
+def test_the_decoder_s_three_masks_side_by_side_keep_square_cells(model):
+    """Three masks in three columns were squeezed into strips beside their colour bars: square cells, key below."""
+    at = open_page("masks", model=model, **{"masks.block": "decoder.self_attn"})
+    assert_clean(at)
+    for kind in ("padding", "causal", "combined"):
+        layout = named_chart(at, f"masks.mask.{kind}")["layout"]
+        assert layout["yaxis"]["scaleanchor"] == "x" and layout["coloraxis"]["colorbar"]["orientation"] == "h"
+        assert layout["height"] >= 200 + 24 * named_z(at, f"masks.mask.{kind}").shape[0]

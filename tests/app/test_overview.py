@@ -30,3 +30,14 @@ def test_each_models_example_sentence_uses_only_words_it_knows():
     for name in loaders.available_models():
         notices = [key for key, _ in loaders.run(name, EXAMPLES[name]).notices]
         assert notices == [], (name, notices)  # no unknown word, nothing cut, on the page a visitor sees first
+
+
+def test_the_diagram_says_what_each_model_does_to_a_token_before_layer_0():
+    """lm-en uses ALiBi: no position vector is added to the embedding, the attention scores get a distance bias."""
+    lm = open_page("overview", model="lm-en", src="the cat sees the dog")
+    assert_clean(lm)
+    dot = lm.get("graphviz_chart")[0].proto.spec
+    assert "token embedding × √128\n" in dot and "position vector" not in dot
+    assert "masked self-attention, 4 heads\n+ ALiBi distance bias on the scores" in dot
+    translate = open_page("overview", src="the cat sees the dog").get("graphviz_chart")[0].proto.spec
+    assert "token embedding × √128 + position vector" in translate and "ALiBi" not in translate

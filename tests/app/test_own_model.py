@@ -108,6 +108,23 @@ def test_a_bad_zip_is_refused_and_the_model_stays(bad, case, own_dir):
     assert not (own_dir.parent / "evil").exists() and not (own_dir / ".." / "evil").exists()
 
 
+def test_a_refusal_is_said_in_chinese_without_english_sentences(bad):
+    """The zip itself is refused (not a zip), then one the child process refuses (its weights' shape): both
+    reasons in Chinese, the second's code and fields carried out of the child."""
+    import json
+
+    at = open_page("overview", model="reverse", src=SENTENCE, lang="zh")
+    upload(at, "bad.zip", bad[0]["not a zip"][0])
+    assert errors(at) == ["未能加载 bad.zip：其中的文件不构成本应用能读取的检查点。原因：这个文件不是 zip 压缩包"
+                          "（或者压缩包已损坏）。原先选中的模型保持不变。"]
+    cfg = json.loads((REVERSE / "config.json").read_text())
+    upload(at, "other.zip", bad[0]["weights of another config"][0])
+    assert errors(at) == [f"未能加载 other.zip：其中的文件不构成本应用能读取的检查点。原因：model.safetensors："
+                          f"encoder.layers.0.ffn.linear1.weight 的形状是 [{2 * cfg['d_ff']}, {cfg['d_model']}]，"
+                          f"但配置要求 [{cfg['d_ff']}, {cfg['d_model']}]。原先选中的模型保持不变。"]
+    assert at.session_state["model"] == "reverse"
+
+
 def test_the_message_goes_once_the_user_moves_on(bad):
     at = open_page("self_attention", model="reverse", src=SENTENCE)
     upload(at, "bad.zip", bad[0]["not a zip"][0])
@@ -147,7 +164,8 @@ def test_a_bad_folder_is_refused_and_the_model_stays(tmp_path, monkeypatch, dama
 def test_the_refusal_is_said_in_chinese_too(bad):
     at = open_page("overview", lang="zh", src=SENTENCE)
     upload(at, "坏.zip", bad[0]["zip slip"][0])
-    assert errors(at) == [refusal("坏.zip", "unsafe", bad[0]["zip slip"][1], "zh")]
+    assert errors(at) == ["未能加载 坏.zip：它包含出于安全考虑一律不读取的内容。原因：压缩包条目 ../evil 用“..”跳出了所在的"
+                          "文件夹。原先选中的模型保持不变。"]
     assert "安全" in errors(at)[0]  # why, in the user's language
     assert at.sidebar.expander[0].label == "你自己的模型"
 
@@ -219,3 +237,24 @@ def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
     assert "training.log.loss" not in charts and "training.forming.grid" not in charts
     assert [shown(w.value) for w in at.warning] == [text(f"training.{kind}.bad", "en", model="damaged (yours)")
                                                     for kind in ("log", "forming")]
+
+
+def test_a_layer_the_upload_lacks_is_not_blamed_on_a_link():
+    """Layer 2 chosen in the session (no link), then a two-layer model: layer 1, and no "the link asked for"."""
+    at = open_page("overview", src=SENTENCE, layer=2)
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    assert_clean(at)
+    said = " ".join(shown(w.value) for w in at.warning)
+    assert at.session_state["layer"] == 1 and "The link asked for" not in said
+    assert text("query.stale", "en", setting="layer = 2", used=1) in said
+
+
+def test_a_layer_a_link_asked_for_is_the_link_s_only_on_the_run_that_read_it():
+    """Opened from a link with layer = 2, then a two-layer model: the link was honoured, the model changed since."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(layer="2", src=SENTENCE)
+    at.run()
+    assert at.session_state["layer"] == 2 and not at.warning
+    upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
+    said = " ".join(shown(w.value) for w in at.warning)
+    assert at.session_state["layer"] == 1 and "The link asked for" not in said and "There is no layer = 2" in said

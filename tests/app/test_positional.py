@@ -191,3 +191,38 @@ def test_the_lab_works_without_a_sentence():
     assert z(at, "positional.table").shape == (100, 128)
     assert at.info[-1].value == "Type a sentence in the sidebar to start."
     assert not any("-chart.positional.sentence" in c.proto.id for c in at.get("plotly_chart"))
+
+
+def test_each_alibi_head_and_each_sentence_matrix_gets_its_own_colour_range_and_the_caption_says_so():
+    """lm-en: ALiBi slopes from 1/4 to 1/256, so on one range the gentle heads were blank; the sentence's scaled
+    embedding dwarfed nothing there, but each panel is on its own range all the same, said in the caption."""
+    at = open_page("positional", model="lm-en", src="the cat sees the dog", **{"positional.length": 30})
+    assert_clean(at)
+    heads = chart(at, "positional.model.alibi")["data"]
+    for trace in heads:
+        bound = np.abs(decode(trace["z"])).max()
+        assert (trace["zmin"], trace["zmax"]) == pytest.approx((-bound, bound), rel=1e-6)
+    assert len({round(trace["zmax"], 6) for trace in heads}) == len(heads)  # four different ranges, four bars
+    assert len({json.dumps(trace["colorbar"], sort_keys=True) for trace in heads}) == len(heads)
+    slopes = alibi_slopes(len(heads)).tolist()
+    captions = " ".join(c.value for c in at.caption)
+    assert f"from {max(slopes):.4g} to {min(slopes):.4g}" in captions
+    for key in ("scaled", "out"):  # ALiBi adds no position vector: two matrices
+        spec = chart(at, f"positional.sentence.{key}")
+        bound = np.abs(decode(spec["data"][0]["z"])).max()
+        assert spec["layout"]["coloraxis"]["cmax"] == pytest.approx(bound, rel=1e-6)
+        assert f"±{bound:.3g}" in captions
+    assert "Each matrix has its own colour range" in captions
+
+
+def test_a_model_that_does_not_scale_its_embeddings_does_not_say_scaled(tmp_path, monkeypatch):
+    """As MiniLM (BERT does not multiply by √d_model): the title says what the config says the model does."""
+    save_toy(tmp_path / "toy-learned-unscaled", architecture="encoder", positional="learned", scale_embedding=False)
+    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    at = open_page("positional", model="toy-learned-unscaled", src="the cat")
+    assert_clean(at)
+    title = chart(at, "positional.sentence.scaled")["layout"]["title"]["text"]
+    assert title == "token embedding (not scaled)"
+    monkeypatch.undo()
+    scaled = open_page("positional", src="the cat")
+    assert chart(scaled, "positional.sentence.scaled")["layout"]["title"]["text"] == "token embedding × √d_model"

@@ -6,6 +6,8 @@ import pytest
 from tests.app.conftest import assert_clean, decode, open_page
 from tests.app.test_positional import chart, save_toy, z
 from viz_app import loaders
+from viz_app.i18n import text
+from viz_app.text import safe_labels
 
 SENTENCE = "the cat sees the dog"
 
@@ -48,7 +50,13 @@ def test_embedding_heatmaps_are_the_trace_before_and_after_scaling():
     np.testing.assert_allclose(scaled, emb.tok[0] * math.sqrt(d_model), rtol=1e-6)
     spec = chart(at, "tokens.src.tok")
     assert spec["data"][0]["y"] == list(run.src_labels)
-    assert spec["layout"]["coloraxis"]["cmax"] == chart(at, "tokens.src.scaled")["layout"]["coloraxis"]["cmax"]
+    # each on its own range (on the scaled one's, the looked-up rows were pale), and the caption gives both
+    captions = " ".join(c.value for c in at.caption)
+    for name, values in (("tokens.src.tok", tok), ("tokens.src.scaled", scaled)):
+        bound = float(np.abs(values).max())
+        assert chart(at, name)["layout"]["coloraxis"]["cmax"] == pytest.approx(bound, rel=1e-6)
+        assert f"±{bound:.3g}" in captions
+    assert "Each heatmap has its own colour range" in captions
     np.testing.assert_array_equal(z(at, "tokens.tgt.tok"), run.trace.embed("tgt").tok[0])
 
 
@@ -133,3 +141,26 @@ def test_chinese_interface():
     assert [tab.label for tab in at.tabs] == ["源句（编码器输入）", "解码器输入"]
     assert list(at.tabs[0].dataframe[0].value.columns) == ["位置", "片段", "编号", "词序号"]
     assert chart(at, "tokens.src.projection")["layout"]["xaxis"]["title"]["text"] == "第 1 主成分"
+
+
+def test_the_map_labels_only_tokens_whose_labels_do_not_overlap_and_names_every_token_on_hover():
+    """lm-en on a long sentence: close points' labels piled up; now a label is written only where it has room."""
+    from viz_app.views.tokens import label_boxes
+
+    sentence = "the dog sees the cat and the cat sees the dog and you all see them and i see him too"
+    at = open_page("tokens", model="lm-en", src=sentence)
+    assert_clean(at)
+    labels = loaders.run("lm-en", sentence).tgt_labels
+    tokens = next(t for t in chart(at, "tokens.tgt.projection")["data"] if t["name"] == text("tokens.proj.tokens", "en"))
+    assert tokens["hovertext"] == safe_labels(labels)  # every token, escaped as any label
+    shown = np.array([bool(label) for label in tokens["text"]])
+    assert 0 < shown.sum() < len(labels)
+    assert [label for label in tokens["text"] if label] == [label for label, k in zip(safe_labels(labels), shown) if k]
+    spec = chart(at, "tokens.tgt.projection")["data"]
+    both = np.vstack([np.column_stack([decode(t["x"]), decode(t["y"])]) for t in spec])
+    centres, half = label_boxes(np.column_stack([decode(tokens["x"]), decode(tokens["y"])]), labels,
+                                float(np.ptp(both, axis=0).max()))
+    kept = np.flatnonzero(shown)
+    for a in kept:
+        for b in kept[kept > a]:
+            assert (np.abs(centres[a] - centres[b]) >= half[a] + half[b]).any(), (labels[a], labels[b])

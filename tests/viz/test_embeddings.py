@@ -24,3 +24,11 @@ def test_projection_puts_faint_neighbours_under_labelled_points():
 
 def test_projection_without_neighbours_has_one_trace():
     assert len(projection(np.zeros((3, 2)), ["a", "b", "c"]).data) == 1
+
+
+def test_projection_writes_only_the_labels_it_is_given_and_names_every_point_on_hover():
+    fig = projection(np.array([[0, 0], [0, 0], [3, 3]]), ["0·a", "1·<s>", "2·b"], labelled=[True, False, True],
+                     names=("tokens", "neighbours"))
+    points = next(t for t in fig.data if t.name == "tokens")
+    assert list(points.text) == ["0·a", "", "2·b"]
+    assert list(points.hovertext) == ["0·a", "1·&lt;s&gt;", "2·b"] and "%{hovertext}" in points.hovertemplate

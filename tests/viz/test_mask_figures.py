@@ -53,3 +53,14 @@ def test_masked_scores_show_blocked_cells_empty():
     z = np.asarray(matrix(masked).data[0].z, dtype=np.float32)
     assert np.array_equal(np.isnan(z), np.isneginf(masked))
     assert np.isnan(z[:, 2:]).all() and np.isfinite(z[:, :2]).all()
+
+
+def test_a_mask_keeps_square_cells_with_its_key_under_it_however_narrow_its_column():
+    """Three decoder masks side by side were squeezed into strips by a colour bar beside each: cells are square
+    now (y scaled to x) and the two-colour key is a row at the figure's foot."""
+    fig = mask_figure(np.tril(np.ones((10, 10), bool)), list("abcdefghij"), list("abcdefghij"), "causal", "may",
+                      "no")
+    assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.scaleratio == 1
+    bar = fig.layout.coloraxis.colorbar
+    assert (bar.orientation, bar.yref, bar.y, bar.yanchor) == ("h", "container", 0, "bottom")
+    assert fig.layout.height >= 200 + 24 * 10  # room for ten rows of labels

@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 
 from core_model.positional import sinusoidal_table
 from viz_app.figures.positional import CYCLIC_SCALE, curves, head_grid
@@ -13,13 +14,19 @@ def test_curves_draw_one_named_line_per_dimension():
     assert fig.layout.xaxis.title.text == "position" and fig.data[0].line.color != fig.data[1].line.color
 
 
-def test_head_grid_shares_one_symmetric_scale_with_row_zero_on_top():
-    mats = -np.arange(3)[:, None, None] * np.abs(np.arange(4)[:, None] - np.arange(4)[None, :])  # [h, q, k]
+def test_head_grid_gives_each_head_its_own_symmetric_range_and_colour_bar_with_row_zero_on_top():
+    """ALiBi's slopes differ a hundredfold: on one shared range the gentle heads would be blank."""
+    slopes = np.array([1.0, 0.01, 0.25])
+    mats = -slopes[:, None, None] * np.abs(np.arange(4)[:, None] - np.arange(4)[None, :])  # [h, q, k]
     fig = head_grid(mats, ["h0", "<h1>", "h2"], "bias", "key", "query", cols=2)
-    assert len(fig.data) == 3
-    np.testing.assert_allclose(fig.data[2].z, mats[2])
-    assert {(t.zmin, t.zmax) for t in fig.data} == {(-6.0, 6.0)}
-    assert [t.showscale for t in fig.data] == [True, False, False]
+    heads = {t.name: t for t in fig.data}
+    assert list(heads) == ["h0", "&lt;h1&gt;", "h2"]
+    np.testing.assert_allclose(heads["h2"].z, mats[2])  # the real numbers, not rescaled
+    for name, slope in zip(heads, slopes):
+        assert (heads[name].zmin, heads[name].zmax) == pytest.approx((-3 * slope, 3 * slope))
+    bars = [(t.colorbar.x, t.colorbar.y) for t in fig.data]
+    assert all(t.showscale is not False for t in fig.data) and len(set(bars)) == 3  # one bar beside each head
+    assert heads["h0"].colorbar.x < heads["&lt;h1&gt;"].colorbar.x  # beside its own column
     assert [a.text for a in fig.layout.annotations] == ["h0", "&lt;h1&gt;", "h2"]
     assert fig.layout.yaxis.autorange == "reversed"
 

@@ -108,14 +108,14 @@ def fake_run(pos, side):
                            tgt_labels=("0·<s>", "1·a"))
 
 
-def test_sentence_sum_of_an_encoder_has_three_parts_on_one_scale():
+def test_sentence_sum_of_an_encoder_has_three_parts_each_on_its_own_range():
     s = sentence_sum(fake_run([[0.0, 4.0], [1.0, 1.0]], "src"), has_encoder=True)
     assert s.side == "src" and s.labels == ("0·a", "1·b") and s.has_pos
-    assert [key for key, _ in s.parts] == ["scaled", "pos", "out"] and s.bound == 4.0
+    assert [key for key, _ in s.parts] == ["scaled", "pos", "out"] and s.bounds == (3.0, 4.0, 1.5)
     np.testing.assert_allclose(s.parts[2][1], [[1, 1], [1.5, 1]])
 
 
 def test_sentence_sum_without_position_vectors():
     s = sentence_sum(fake_run(None, "tgt"), has_encoder=False)
     assert s.side == "tgt" and s.labels == ("0·<s>", "1·a") and not s.has_pos
-    assert [key for key, _ in s.parts] == ["scaled", "out"] and s.bound == 3.0
+    assert [key for key, _ in s.parts] == ["scaled", "out"] and s.bounds == (3.0, 3.0)

@@ -4,7 +4,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from viz_app.views.tokens import K_CHOICES, nearest, neighbour_map, pca_2d, row_norms, scaling, shown_sides, token_table
+from viz_app.views.tokens import (K_CHOICES, LABEL_CHAR, LABEL_LINE, label_boxes, nearest, neighbour_map, pca_2d,
+                                  row_norms, scaling, shown_sides, spread_labels, token_table)
 
 
 class FakeTrace:
@@ -108,12 +109,12 @@ def test_token_table_columns_and_specials_without_a_word():
                              ("word", (None, 0, 1)))
 
 
-def test_scaling_gives_both_tables_one_bound_and_the_norms():
+def test_scaling_gives_each_table_its_own_bound_and_the_norms():
     tok, pos = [[3, 4], [0, -1]], [[1, 0], [0, 2]]
     s = scaling(fake_run(tok, pos, factor=2.0, src_ids=(5, 6)), "src", d_model=4, scale_embedding=True)
     np.testing.assert_array_equal(s.tok, tok)
     np.testing.assert_array_equal(s.scaled, [[6, 8], [0, -2]])
-    assert s.bound == 8.0 and s.series == ("tok", "scaled", "pos")
+    assert s.bounds == (4.0, 8.0) and s.series == ("tok", "scaled", "pos")  # the unscaled rows are not left pale
     for got, want in zip(s.norms, ([5, 1], [10, 2], [1, 2])):
         np.testing.assert_allclose(got, want)
     np.testing.assert_allclose(s.norm_table, [[5, 10, 1], [1, 2, 2]])
@@ -127,7 +128,7 @@ def test_scaling_without_positions_or_scaling():
     s = scaling(fake_run([[0, 0]], factor=1.0, src_ids=(5,)), "src", d_model=9, scale_embedding=False)
     assert s.series == ("tok", "scaled") and s.means == (("mean", {"before": 0, "after": 0, "factor": 1}),)
     assert s.norm_table.shape == (1, 2)
-    assert s.bound == 1.0  # all zero: a scale that still draws
+    assert s.bounds == (1.0, 1.0)  # all zero: a scale that still draws
     assert s.root_d == 3.0
 
 
@@ -170,3 +171,39 @@ def test_neighbour_map_with_no_neighbours():
                            pieces=((), (), ()))
     m = neighbour_map(fake_run(rows, src_ids=(1, 2, 3)), "src", near)
     assert m.faint.shape == (0, 2) and m.near == () and len(m.table) == 1
+
+
+def assert_no_two_shown_labels_overlap(points, labels, shown, span):
+    """The threshold: two shown labels' boxes (each LABEL_CHAR per character wide, LABEL_LINE high, in units of
+    the map's larger span) are apart along x or along y."""
+    centres, half = label_boxes(points, labels, span)
+    kept = np.flatnonzero(shown)
+    for a in kept:
+        for b in kept[kept > a]:
+            dx, dy = np.abs(centres[a] - centres[b])
+            assert dx >= half[a, 0] + half[b, 0] or dy >= half[a, 1] + half[b, 1], (labels[a], labels[b])
+
+
+def test_spread_labels_keeps_far_labels_drops_piled_ones_and_every_dropped_one_would_overlap():
+    points = np.array([[0, 0], [0.001, 0.001], [0, 0], [1, 1], [0, 1], [0.02, 0.5]])  # 1, 2 on top of 0
+    labels = ["0·the", "1·cat", "2·the", "3·sat", "4·on", "5·a"]
+    shown = spread_labels(points, labels, span=1.0)
+    assert shown.tolist() == [True, False, False, True, True, True]  # the first of a pile, in sentence order
+    assert_no_two_shown_labels_overlap(points, labels, shown, 1.0)
+    centres, half = label_boxes(points, labels, 1.0)
+    assert half[0, 0] == pytest.approx(LABEL_CHAR * 5 / 2) and half[0, 1] == pytest.approx(LABEL_LINE / 2)
+    for i in np.flatnonzero(~shown):  # dropped only where it would have covered a shown one
+        gap = np.abs(centres[shown] - centres[i]) < half[shown] + half[i]
+        assert gap.all(axis=1).any()
+
+
+def test_the_map_labels_a_crowded_sentence_without_overlaps_and_names_the_rest_on_hover():
+    rng = np.random.default_rng(3)
+    rows = np.vstack([rng.normal(size=(3, 6)) * 5, rng.normal(size=(40, 6)) * 0.01]).astype(np.float32)  # a pile
+    run = fake_run(rows, src_ids=tuple(range(10, 53)))
+    near = SimpleNamespace(ids=np.zeros((43, 0), int), cosine=np.zeros((43, 0)), vectors=np.zeros((43, 0, 6)),
+                           pieces=((),) * 43)
+    m = neighbour_map(run, "src", near)
+    labels = run.src_labels
+    assert m.labelled.shape == (43,) and 3 <= m.labelled.sum() < 43
+    assert_no_two_shown_labels_overlap(m.points, labels, m.labelled, float(np.ptp(m.both, axis=0).max()))

@@ -12,14 +12,42 @@ from functools import lru_cache
 import plotly.colors
 import plotly.graph_objects as go
 
+from ..text import plain, safe_labels
+
 
 def figure(data: list[dict], layout: dict) -> go.Figure:
-    """A plotly figure of these traces and this layout, taken as they are (no validation pass).
+    """A plotly figure of these traces and this layout, taken as they are (no validation pass), but for its words.
 
+    Every title (the figure's, an axis's, a colour bar's, the legend's), annotation, tick text given by hand and
+    trace name (a legend entry, %{fullData.name} in a hover) is text, never plotly's markup: escaped here, once,
+    so a figure passes them as they read (a token `<s>` in a title is not a strike-through). Categories, cell text
+    and hover text are data, escaped by the figure that sets them (text.safe_labels).
     Its template is plotly's empty "none": copying the default template took 5 of the 6 ms of a figure,
     and Streamlit draws every chart in its own theme anyway (export.page_html puts plotly's back).
     """
+    data = [_words(trace) | ({"name": plain(trace["name"])} if "name" in trace else {}) for trace in data]
+    layout = {key: _words(part) if key.startswith(("xaxis", "yaxis", "coloraxis", "legend")) else part
+              for key, part in _words(layout).items()}
+    if "annotations" in layout:
+        layout["annotations"] = [{**note, "text": plain(note["text"])} if "text" in note else note
+                                 for note in layout["annotations"]]
     return go.Figure({"data": data, "layout": {"template": "none", **layout}}, _validate=False)
+
+
+def _words(part):
+    """A trace's or layout part's title, tick texts and colour bar (its title and ticks) as plain text."""
+    if not isinstance(part, dict):
+        return part
+    out = dict(part)
+    if isinstance(out.get("title"), dict) and "text" in out["title"]:
+        out["title"] = {**out["title"], "text": plain(out["title"]["text"])}
+    elif isinstance(out.get("title"), str):
+        out["title"] = plain(out["title"])
+    if "ticktext" in out:
+        out["ticktext"] = safe_labels(out["ticktext"])
+    if isinstance(out.get("colorbar"), dict):
+        out["colorbar"] = _words(out["colorbar"])
+    return out
 
 
 def colorscale(scale) -> list:
@@ -35,6 +63,13 @@ def _named(name: str) -> tuple[tuple[float, str], ...]:
 
 def title(text: str) -> dict:
     return {"text": text}
+
+
+def legend_below() -> dict:
+    """A horizontal legend at the figure's foot (measured on the whole figure, not the plot): plotly makes room for
+    it under the tick labels and the x axis's title, so however narrow the chart and however many rows the legend
+    wraps into, it never covers the title, an axis or the data."""
+    return {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0, "xanchor": "left"}
 
 
 def margin(top: int = 10, side: int = 10, bottom: int = 10) -> dict:

@@ -5,7 +5,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..text import safe_labels
-from .base import figure, margin
+from .base import figure, legend_below, margin
 from .heatmap import parts
 
 CHOSEN = "#E69F00"  # Okabe-Ito orange: the chosen token, the best beam path
@@ -32,8 +32,8 @@ def top_k_bars(labels, probs, chosen: int, title: str = "", x_title: str = "", r
     bars.append({"type": "bar", "x": probs, "y": y, "orientation": "h", "name": names[0], "marker": {"color": colors},
                  "hovertemplate": "%{y}: %{x:.4f}<extra></extra>"})
     layout = {"title": {"text": title}, "barmode": "group", "showlegend": reference is not None,
-              "margin": margin(40 if title else 10), "legend": {"orientation": "h", "y": -0.2},
-              "xaxis": {"title": {"text": x_title}, "range": [0, 1]},
+              "margin": margin(40 if title else 10), "legend": legend_below(),
+              "xaxis": {"title": {"text": x_title}, "range": [0, 1], "automargin": True},
               "yaxis": {"type": "category", "autorange": "reversed"}}
     return figure(bars, layout)
 

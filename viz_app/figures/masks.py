@@ -27,11 +27,17 @@ def mask_figure(mask, x_labels, y_labels, title: str, allowed: str, blocked: str
     """A boolean mask [q, k] as a two-colour grid, 1 = may attend, 0 = blocked, with a two-entry legend."""
     mask = np.asarray(mask, dtype=bool)
     scale = [[0, BLOCKED_COLOUR], [0.5, BLOCKED_COLOUR], [0.5, ALLOWED_COLOUR], [1, ALLOWED_COLOUR]]
-    trace, layout = parts(mask.astype(np.float32), x_labels, y_labels, safe_labels([title])[0], zrange=(0, 1),
+    trace, layout = parts(mask.astype(np.float32), x_labels, y_labels, title, zrange=(0, 1),
                           scale=scale, x_title=x_title, y_title=y_title)
     words = np.where(mask, allowed, blocked).astype(object)  # [q, k]
     trace.update(customdata=words, hovertemplate="%{y} → %{x}<br>%{customdata}<extra></extra>", xgap=1, ygap=1)
-    layout["coloraxis"]["colorbar"] = {"tickvals": [0.25, 0.75], "ticktext": [blocked, allowed], "len": 0.5}
+    # Square cells, and the two-colour key in a row at the foot: a bar beside the grid took a third of a narrow column
+    # (three masks side by side) and squeezed a decoder's cells into strips.
+    layout["coloraxis"]["colorbar"] = {"tickvals": [0.25, 0.75], "ticktext": [blocked, allowed], "orientation": "h",
+                                       "yref": "container", "y": 0, "yanchor": "bottom", "thickness": 12, "len": 0.8}
+    layout["xaxis"].update(constrain="domain", automargin=True, tickangle=-45 if mask.shape[1] > 4 else 0)
+    layout["yaxis"].update(scaleanchor="x", scaleratio=1, constrain="domain", automargin=True)
+    layout["height"] = min(900, 200 + 24 * mask.shape[0])
     return figure([trace], layout)
 
 
@@ -42,7 +48,7 @@ def pad_weight_bars(weights, labels, row_is_pad, title: str, x_title: str = "", 
     bar = {"type": "bar", "x": weights, "y": safe_labels(labels), "orientation": "h", "marker": {"color": colours},
            "text": [f"{w:.3f}" for w in weights], "textposition": "outside", "cliponaxis": False,
            "hovertemplate": "%{y}: %{x:.4f}<extra></extra>"}  # the numbers show a 0 bar too
-    layout = {"title": {"text": safe_labels([title])[0]}, "margin": margin(40 if title else 10),
+    layout = {"title": {"text": title}, "margin": margin(40 if title else 10),
               "xaxis": {"title": {"text": x_title}, "range": [0, 1]},
               "yaxis": {"title": {"text": y_title}, "type": "category", "autorange": "reversed"}}  # row 0 on top
     return figure([bar], layout)

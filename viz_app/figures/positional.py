@@ -6,13 +6,12 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ..text import safe_labels
 from .base import colorscale, figure, margin
 from .heatmap import DIVERGING_SCALE
 
 LINE_COLOURS = ("#4477aa", "#ee6677", "#228833", "#ccbb44", "#66ccee", "#aa3377", "#bbbbbb", "#000000")  # Tol
 CYCLIC_SCALE = "Twilight"  # angles wrap around: 0 and 2π get the same colour
-H_SPACING = 0.04  # between the head grid's columns, as a fraction of the figure's width
+H_SPACING = 0.1  # between the head grid's columns, as a fraction of the figure's width: room for a colour bar
 
 
 def curves(table, dims, names, title: str = "", x_title: str = "", y_title: str = "") -> go.Figure:
@@ -52,8 +51,16 @@ def _grid_axes(rows: int, cols: int, x_title: str, y_title: str) -> tuple[dict, 
     return layout, xs, ys
 
 
+def _beside(xs, ys, r: int, c: int) -> dict:
+    """A thin colour bar just right of cell (r, c), as tall as the cell."""
+    return {"x": xs[c][1] + 0.005, "xanchor": "left", "xref": "paper", "y": sum(ys[r]) / 2, "yanchor": "middle",
+            "yref": "paper", "len": ys[r][1] - ys[r][0], "lenmode": "fraction", "thickness": 8, "nticks": 4}
+
+
 def head_grid(mats, titles, title: str = "", x_title: str = "", y_title: str = "", cols: int = 4) -> go.Figure:
-    """Small multiples of [h, q, k] matrices on one shared diverging colour scale, one per head.
+    """Small multiples of [h, q, k] matrices, one per head, each on its own diverging colour range (symmetric
+    about 0, its colour bar beside it): heads' values can differ a hundredfold (ALiBi's slopes), and one shared
+    range would leave the gentle heads blank.
 
     Head i is on axes x{i+1}/y{i+1} of a grid laid out by hand (_grid_axes); its title is an annotation
     above its cell, as make_subplots' subplot titles.
@@ -63,15 +70,16 @@ def head_grid(mats, titles, title: str = "", x_title: str = "", y_title: str = "
     cols = max(1, min(cols, n))
     rows = math.ceil(n / cols)
     layout, xs, ys = _grid_axes(rows, cols, x_title, y_title)
-    bound = float(np.abs(z).max()) or 1.0
+    bounds = [float(np.abs(z[h]).max()) or 1.0 for h in range(n)]
     scale = colorscale(DIVERGING_SCALE)
     axes = [str(h + 1) if h else "" for h in range(n)]
-    traces = [{"type": "heatmap", "z": z[h], "zmin": -bound, "zmax": bound, "colorscale": scale, "showscale": h == 0,
-               "name": str(titles[h]), "xaxis": f"x{axes[h]}", "yaxis": f"y{axes[h]}",
+    traces = [{"type": "heatmap", "z": z[h], "zmin": -bounds[h], "zmax": bounds[h], "colorscale": scale,
+               "colorbar": _beside(xs, ys, h // cols, h % cols), "name": str(titles[h]), "xaxis": f"x{axes[h]}",
+               "yaxis": f"y{axes[h]}",
                "hovertemplate": "%{y} → %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>"} for h in range(n)]
     layout["annotations"] = [{"text": name, "x": sum(xs[i % cols]) / 2.0, "y": ys[i // cols][1], "xref": "paper",
                               "yref": "paper", "xanchor": "center", "yanchor": "bottom", "showarrow": False,
                               "font": {"size": 16}}
-                             for i, name in enumerate(safe_labels(titles)) if name and i < rows * cols]
+                             for i, name in enumerate(titles) if name and i < rows * cols]
     layout.update(title={"text": title}, height=260 * rows + 60, margin=margin(70))
     return figure(traces, layout)

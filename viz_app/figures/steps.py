@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from .base import figure, margin
+from .base import figure, legend_below, margin
 from .heatmap import parts, safe_labels
 
 HIGHLIGHT = "#e8590c"  # orange: stands out on both the cividis and the red-blue scales
@@ -46,7 +46,7 @@ def query_row(rows, names, key_labels, title: str = "", x_title: str = "") -> go
         traces.append({"type": "bar", "x": x, "y": np.where(blocked, np.nan, v), "name": name, "showlegend": False,
                        "customdata": np.where(blocked, "−∞", "").astype(object), "xaxis": f"x{a}", "yaxis": f"y{a}",
                        "text": ["−∞" if b else f"{n:.2f}" for n, b in zip(v, blocked)], "textposition": "outside",
-                       "cliponaxis": False, "hovertemplate": "%{x}<br>%{y:.4f}%{customdata}<extra>" + name + "</extra>"})
+                       "cliponaxis": False, "hovertemplate": "%{x}<br>%{y:.4f}%{customdata}<extra>%{fullData.name}</extra>"})
         top = 1 - i * (size + gap)
         layout[f"xaxis{a}"] = {"type": "category", "anchor": f"y{a}", "showticklabels": i == n - 1,
                                "title": {"text": x_title if i == n - 1 else ""}} | ({"matches": "x"} if i else {})
@@ -62,11 +62,11 @@ def saturation(with_scaling, without_scaling, key_labels, names, title: str = ""
     """Two rows of attention weights over the same keys, side by side: with and without ÷√d_k."""
     x = safe_labels(key_labels)
     bars = [{"type": "bar", "x": x, "y": np.asarray(values, dtype=np.float64), "name": name,
-             "hovertemplate": "%{x}<br>%{y:.4f}<extra>" + name + "</extra>"}
+             "hovertemplate": "%{x}<br>%{y:.4f}<extra>%{fullData.name}</extra>"}
             for values, name in zip((with_scaling, without_scaling), names)]
     layout = {"title": {"text": title}, "barmode": "group", "yaxis": {"range": [0, 1], "title": {"text": y_title}},
-              "xaxis": {"type": "category", "title": {"text": x_title}}, "margin": margin(40 if title else 10),
-              "legend": {"orientation": "h", "y": -0.25}}
+              "xaxis": {"type": "category", "title": {"text": x_title}, "automargin": True},
+              "margin": margin(40 if title else 10), "legend": legend_below()}
     return figure(bars, layout)
 
 

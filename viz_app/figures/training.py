@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..text import safe_labels
-from .base import figure, margin
+from .base import figure, legend_below, margin
 from .heatmap import parts
 from .masks import BLOCKED_COLOUR
 from .positional import LINE_COLOURS
@@ -19,9 +19,10 @@ def lines(xs, ys, names, title: str, x_title: str, y_title: str, log_x: bool = F
              "connectgaps": True, "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 2},
              "hovertemplate": "%{x}: %{y:.4g}<extra>%{fullData.name}</extra>"}
             for i, (x, y, name) in enumerate(zip(xs, ys, names))]
-    layout = {"title": {"text": title}, "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear"},
+    layout = {"title": {"text": title}, "xaxis": {"title": {"text": x_title}, "type": "log" if log_x else "linear",
+                                                   "automargin": True},
               "yaxis": {"title": {"text": y_title}, "exponentformat": "power"},
-              "hovermode": "x unified", "legend": {"orientation": "h", "y": -0.25}, "margin": margin(40, 10, 10)}
+              "hovermode": "x unified", "legend": legend_below(), "margin": margin(40, 10, 10)}
     if marker is not None:
         layout["shapes"] = [{"type": "line", "xref": "x", "yref": "paper", "x0": marker, "x1": marker, "y0": 0, "y1": 1,
                              "line": {"color": "#888888", "width": 1, "dash": "dot"}}]
@@ -35,8 +36,8 @@ def distributions(labels, p, q, names, title: str, x_title: str) -> go.Figure:
     data = [{"type": "bar", "x": x, "y": np.asarray(v, dtype=np.float64), "name": name,
              "marker": {"color": colour}, "hovertemplate": "%{x}: %{y:.3g}<extra>%{fullData.name}</extra>"}
             for v, name, colour in ((p, names[0], LINE_COLOURS[0]), (q, names[1], LINE_COLOURS[1]))]
-    layout = {"title": {"text": title}, "barmode": "group", "xaxis": {"title": {"text": x_title}},
-              "yaxis": {"type": "log", "exponentformat": "power"}, "legend": {"orientation": "h", "y": -0.3},
+    layout = {"title": {"text": title}, "barmode": "group", "xaxis": {"title": {"text": x_title}, "automargin": True},
+              "yaxis": {"type": "log", "exponentformat": "power"}, "legend": legend_below(),
               "margin": margin(40, 10, 10)}
     return figure(data, layout)
 

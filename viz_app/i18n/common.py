@@ -49,6 +49,8 @@ STRINGS = {
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
     "query.bad": {"en": "The link asked for {setting}, which cannot be shown here; showing {used} instead.",
                   "zh": "链接要求 {setting}，这里无法显示，改为显示 {used}。"},
+    "query.stale": {"en": "There is no {setting} here; showing {used} instead.",
+                    "zh": "这里没有 {setting}，改为显示 {used}。"},
     "export.csv": {"en": "Numbers as CSV", "zh": "下载数值（CSV）"},
     "export.html": {"en": "This page as HTML", "zh": "下载本页（HTML）"},
     "spinner.model": {"en": "Loading the model…", "zh": "正在加载模型…"},

@@ -86,17 +86,28 @@ STRINGS = {
         "zh": "同样的查询向量和键向量按各自的位置旋转后：分数沿每条对角线都不变，"
               "也就是只取决于两个位置之间的差，而与它们的绝对位置无关。"},
     "positional.alibi.bias": {"en": "Bias added to each head's scores", "zh": "加到各个头分数上的偏置"},
+    "positional.alibi.caption": {
+        "en": "Each head has its own colour range (its colour bar beside it): the slopes run from {high:.4g} to "
+              "{low:.4g}, so on one shared range the gentlest heads would look blank.",
+        "zh": "每个头使用自己的色标范围（色条在其右侧）：斜率从 {high:.4g} 到 {low:.4g}，"
+              "若共用一个范围，斜率最小的头几乎看不出颜色。"},
     "positional.alibi.head": {"en": "head {h}: slope {slope:.4g}", "zh": "头 {h}：斜率 {slope:.4g}"},
     "positional.sentence": {"en": "Your sentence: token embedding + position = input", "zh": "你的句子：词元嵌入 + 位置 = 输入"},
     "positional.sentence.intro": {
-        "en": "The three matrices the {side} actually adds, for the current sentence (one shared colour scale).",
-        "zh": "当前句子在{side}中实际相加的三个矩阵（使用同一色标）。"},
-    "positional.sentence.scaled": {"en": "token embedding (scaled)", "zh": "词元嵌入（已缩放）"},
+        "en": "The matrices the {side} actually adds, for the current sentence.",
+        "zh": "当前句子在{side}中实际相加的矩阵。"},
+    "positional.sentence.ranges": {
+        "en": "Each matrix has its own colour range, so a small one is not left blank: {ranges}. Hover a cell for its "
+              "value.",
+        "zh": "每个矩阵使用自己的色标范围，以免较小的那个几乎看不出颜色：{ranges}。鼠标悬停可查看每个格子的数值。"},
+    "positional.sentence.range": {"en": "{name} ±{bound:.3g}", "zh": "{name} ±{bound:.3g}"},
+    "positional.sentence.tok": {"en": "token embedding (not scaled)", "zh": "词元嵌入（未缩放）"},
+    "positional.sentence.scaled": {"en": "token embedding × √d_model", "zh": "词元嵌入 × √d_model"},
     "positional.sentence.pos": {"en": "+ position", "zh": "+ 位置"},
     "positional.sentence.out": {"en": "= input to layer 0", "zh": "= 第 0 层的输入"},
     "positional.sentence.nopos": {
-        "en": "This model adds no position vector to its tokens, so the input is the scaled embedding itself.",
-        "zh": "该模型不向词元加位置向量，所以输入就是缩放后的嵌入本身。"},
+        "en": "This model adds no position vector to its tokens, so the input is the token embedding itself.",
+        "zh": "该模型不向词元加位置向量，所以输入就是词元嵌入本身。"},
     "positional.sentence.extra": {
         "en": "This model also adds token-type vectors or normalizes the sum, so the input is not exactly the sum of the first two.",
         "zh": "该模型还会加上词元类型向量或对和进行归一化，因此输入并不恰好等于前两者之和。"},

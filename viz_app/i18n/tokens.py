@@ -22,8 +22,10 @@ STRINGS = {
     "tokens.col.word": {"en": "word index", "zh": "词序号"},
     "tokens.heatmaps": {"en": "Embedding rows, before and after ×√d_model", "zh": "嵌入向量：乘以 √d_model 之前与之后"},
     "tokens.heatmaps.caption": {
-        "en": "Both heatmaps share one colour scale, so the scaling shows as stronger colour. Hover a cell for its value.",
-        "zh": "两张热图使用同一色标，因此缩放表现为颜色变深。鼠标悬停可查看每个格子的数值。"},
+        "en": "Each heatmap has its own colour range, so neither is left blank: ±{tok:.3g} on the left, ±{scaled:.3g} "
+              "on the right (the bars below compare the sizes). Hover a cell for its value.",
+        "zh": "两张热图各用自己的色标范围，以免其中一张几乎看不出颜色：左图 ±{tok:.3g}，右图 ±{scaled:.3g}"
+              "（下方的柱状图比较两者的大小）。鼠标悬停可查看每个格子的数值。"},
     "tokens.heat.tok": {"en": "E[token] (looked up)", "zh": "E[词元]（查表所得）"},
     "tokens.heat.scaled": {"en": "E[token] × √d_model", "zh": "E[词元] × √d_model"},
     "tokens.axis.dim": {"en": "dimension", "zh": "维度"},

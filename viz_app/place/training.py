@@ -17,7 +17,7 @@ from ..figures import attention as fa
 from ..figures import training as figs
 from ..figures.masks import mask_figure
 from ..i18n import lang, t
-from ..text import literal, position_labels, safe_labels, shortened, show_piece
+from ..text import literal, position_labels, shortened, show_piece
 from ..views import training as view
 
 
@@ -76,7 +76,7 @@ def smoothing() -> None:
     sm = view.smoothing(logits[position], run.tgt_ids[position + 1], eps)
     pieces = [show_piece(p) for p in loaders.token_pieces(run.model, "tgt", tuple(int(i) for i in sm.shown))[0]]
     names = [t("training.smoothing.p"), t("training.smoothing.q", eps=eps)]
-    title = t("training.smoothing.title", token=safe_labels([labels[position]])[0], eps=eps)
+    title = t("training.smoothing.title", token=labels[position], eps=eps)
     fig = figs.distributions(pieces, sm.p[sm.shown], sm.q[sm.shown], names, title, t("training.axis.token"))
     page.chart(fig, "training.smoothing", partial(to_csv, np.stack([sm.p[sm.shown], sm.q[sm.shown]], 1), names, pieces))
     st.markdown(t("training.smoothing.losses", loss=sm.loss, floor=sm.floor, confident=sm.confident))

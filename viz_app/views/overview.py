@@ -21,18 +21,33 @@ class Diagram:
     vocab: int  # the output layer's width
     n_src: int  # tokens the encoder reads
     n_tgt: int  # tokens the decoder reads
-    words: tuple[tuple[str, dict], ...]  # (box key, fields of its i18n string "diagram.<key>")
+    words: tuple[tuple[str, dict], ...]  # (words key, fields of its i18n string "diagram.<key>")
+    embed: tuple[str, ...]  # the words keys of the embedding boxes, a line each: what is done to a token before layer 0
+    attn_note: str | None  # the words key added to every attention box: position given there (ALiBi, RoPE), or None
 
 
-BOXES = ("src_tokens", "tgt_tokens", "embed", "encoder", "decoder", "self_attn", "masked_self_attn", "cross_attn",
-         "ffn", "output")
+BOXES = ("src_tokens", "tgt_tokens", "encoder", "decoder", "self_attn", "masked_self_attn", "cross_attn", "ffn",
+         "output")
+ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope"}  # positions that enter in attention, not as a vector
+
+
+def embed_words(cfg, run) -> tuple[str, ...]:
+    """The embedding box's words keys: ×√d_model if the config scales, + position vector if the trace adds one, then
+    a token-type vector and a norm if the config has them (BERT)."""
+    side = "tgt" if cfg.architecture == "decoder" else "src"
+    adds = run.trace.embed(side).pos is not None
+    first = "embed" + (".scaled" if cfg.scale_embedding else "") + (".pos" if adds else "")
+    return first, *(["embed.type"] if cfg.type_vocab_size else []), *(["embed.norm"] if cfg.embed_norm else [])
 
 
 def diagram(cfg, run) -> Diagram:
     layers = {"encoder": cfg.n_encoder_layers, "decoder": cfg.n_decoder_layers}  # the {n} of "layer × {n}"
     fields = dict(h=cfg.n_heads, d=cfg.d_model, ff=cfg.d_ff, v=cfg.tgt_vocab_size)
-    return Diagram(cfg.architecture, cfg.d_model, cfg.tgt_vocab_size, len(blocks.ids(run, "src")), len(blocks.ids(run, "tgt")),
-                   tuple((box, {"n": layers.get(box, 0), **fields}) for box in BOXES))
+    embed, note = embed_words(cfg, run), ATTN_NOTES.get(cfg.positional)
+    keys = (*BOXES, *embed, *([note] if note else []))
+    return Diagram(cfg.architecture, cfg.d_model, cfg.tgt_vocab_size, len(blocks.ids(run, "src")),
+                   len(blocks.ids(run, "tgt")), tuple((key, {"n": layers.get(key, 0), **fields}) for key in keys),
+                   embed, note)
 
 
 @dataclass(frozen=True)

@@ -106,11 +106,12 @@ def own_encoding(own: dict, kind: str, sides, length: int, max_len: int) -> OwnE
 
 @dataclass(frozen=True)
 class SentenceSum:
-    """The first input side's token embedding (scaled), its position vectors and their sum, on one colour scale."""
+    """The first input side's token embedding (×√d_model if the model scales it), its position vectors and their
+    sum, each with its own colour range (a position table can be ten times the embedding's size, or a tenth)."""
     side: str
     labels: tuple[str, ...]
     parts: tuple[tuple[str, np.ndarray], ...]  # ("scaled" | "pos" | "out", [pos, d_model]); no "pos" without vectors
-    bound: float
+    bounds: tuple[float, ...]  # per part, its colour range ±bound
     has_pos: bool
 
 
@@ -118,5 +119,5 @@ def sentence_sum(run, has_encoder: bool) -> SentenceSum:
     side = "src" if has_encoder else "tgt"
     emb = run.trace.embed(side)
     parts = tuple((key, getattr(emb, key)[0]) for key in ("scaled", "pos", "out") if getattr(emb, key) is not None)
-    bound = max(float(np.abs(v).max()) for _, v in parts) or 1.0
-    return SentenceSum(side, tuple(blocks.labels(run, side)), parts, bound, emb.pos is not None)
+    bounds = tuple(float(np.abs(v).max()) or 1.0 for _, v in parts)
+    return SentenceSum(side, tuple(blocks.labels(run, side)), parts, bounds, emb.pos is not None)

@@ -11,6 +11,8 @@ from . import blocks
 K_MAX = 10  # neighbours per token the page offers
 K_CHOICES = range(1, K_MAX + 1)
 FIT_MIN = 3  # a sentence with fewer different tokens cannot fit two axes on its own rows
+LABEL_CHAR = 0.013  # a label's character on the map, as a share of its larger span (~8 px of a ~600 px chart)
+LABEL_LINE = 0.04  # a label's line, the same way
 
 
 def row_norms(values) -> np.ndarray:
@@ -55,6 +57,32 @@ def pca_2d(fit_rows, *others) -> tuple[list[np.ndarray], np.ndarray]:
     return [project(fit)] + [project(o) for o in others], share
 
 
+def label_boxes(points, labels, span: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each label's centre and half-size in screen-like units (the map's equal-scaled axes divided by `span`, its
+    larger side): (centres [n, 2], half sizes [n, 2]); a label sits one line above its point."""
+    centres = np.asarray(points, dtype=np.float64).reshape(-1, 2) / (span or 1.0) + [0.0, LABEL_LINE]
+    half = np.array([[LABEL_CHAR * len(str(label)) / 2, LABEL_LINE / 2] for label in labels]).reshape(-1, 2)
+    return centres, half
+
+
+def overlaps(centres, half, i: int, kept) -> bool:
+    """Whether label i's box overlaps any of the labels `kept` (indices)."""
+    kept = list(kept)
+    gap = np.abs(centres[kept] - centres[i]) < half[kept] + half[i]  # [kept, 2]
+    return bool(gap.all(axis=1).any())
+
+
+def spread_labels(points, labels, span: float) -> np.ndarray:
+    """Which points the map labels: greedily in sentence order, a label whose box overlaps none already kept (a
+    repeated token, at the same point, keeps its first label). bool [n]; the rest are named on hover."""
+    centres, half = label_boxes(points, labels, span)
+    kept: list[int] = []
+    for i in range(len(centres)):
+        if not overlaps(centres, half, i, kept):
+            kept.append(i)
+    return np.isin(np.arange(len(centres)), kept)
+
+
 def shown_sides(run, sides) -> tuple[str, ...]:
     """The model's input sides (cfg.sides) that this run has tokens on."""
     return tuple(side for side in sides if blocks.ids(run, side))
@@ -78,7 +106,7 @@ class Scaling:
     """The embedding rows before and after ×√d_model, and the lengths of the rows added up into the input."""
     tok: np.ndarray  # [pos, d_model] looked up
     scaled: np.ndarray  # [pos, d_model] after the scaling
-    bound: float  # one colour scale for both, so the growth stays visible
+    bounds: tuple[float, float]  # each table's own colour range ±bound: on one, the unscaled rows would look blank
     series: tuple[str, ...]  # "tok", "scaled" and, with position vectors, "pos"
     norms: tuple[np.ndarray, ...]  # one [pos] array per series
     norm_table: np.ndarray  # [pos, series], the same numbers as columns
@@ -90,7 +118,7 @@ def scaling(run, side: str, d_model: int, scale_embedding: bool) -> Scaling:
     """The run's `side` embedding stage; `scale_embedding`: whether the model multiplies by √d_model."""
     emb = run.trace.embed(side)
     tok, scaled = emb.tok[0], emb.scaled[0]  # [pos, d_model]
-    bound = float(max(np.abs(tok).max(), np.abs(scaled).max())) or 1.0
+    bounds = (float(np.abs(tok).max()) or 1.0, float(np.abs(scaled).max()) or 1.0)
     rows = {"tok": tok, "scaled": scaled, **({"pos": emb.pos[0]} if emb.pos is not None else {})}
     norms = tuple(row_norms(v) for v in rows.values())
     root = math.sqrt(d_model)
@@ -98,7 +126,7 @@ def scaling(run, side: str, d_model: int, scale_embedding: bool) -> Scaling:
     means = [("mean", {"before": mean[0], "after": mean[1], "factor": root if scale_embedding else 1.0})]
     if emb.pos is not None:
         means.append(("mean_pos", {"pos": mean[2]}))
-    return Scaling(tok, scaled, bound, tuple(rows), norms, np.stack(norms, axis=1), tuple(means), root)
+    return Scaling(tok, scaled, bounds, tuple(rows), norms, np.stack(norms, axis=1), tuple(means), root)
 
 
 @dataclass(frozen=True)
@@ -107,6 +135,7 @@ class NeighbourMap:
     points: np.ndarray  # [n, 2] the sentence's tokens
     faint: np.ndarray  # [n * k, 2] their neighbours, token by token
     both: np.ndarray  # [n + n * k, 2] points then faint, as one table
+    labelled: np.ndarray  # bool [n]: the tokens whose label is drawn (no two overlap); the rest on hover
     share: float  # of the fitted rows' variance the two axes show
     few: bool  # too few different tokens: the axes were fitted on the neighbours too
     near: tuple[tuple[str, str, float], ...]  # [n * k] per neighbour: its piece, the token label it is near, cosine
@@ -124,5 +153,7 @@ def neighbour_map(run, side: str, near) -> NeighbourMap:
     pairs = [(i, j) for i in range(n) for j in range(k)]
     cells = [tuple(f"{near.pieces[i][j]} ({near.cosine[i, j]:.3f})" for i in range(n)) for j in range(k)]
     table = (("token", 0, tuple(labels)), *(("neighbour", j + 1, column) for j, column in enumerate(cells)))
-    return NeighbourMap(points, faint, np.concatenate([points, faint]), float(share.sum()), few,
+    both = np.concatenate([points, faint])
+    span = float(np.ptp(both, axis=0).max()) if len(both) else 1.0
+    return NeighbourMap(points, faint, both, spread_labels(points, labels, span), float(share.sum()), few,
                         tuple((near.pieces[i][j], labels[i], float(near.cosine[i, j])) for i, j in pairs), table)
