@@ -1,15 +1,20 @@
 """Entry point of the attention visualizer: `./dev.sh app`."""
 import streamlit as st
 
-from viz_app.i18n import t
+from viz_app import classroom, lesson
+from viz_app.i18n import text
 from viz_app.registry import PAGES
 from viz_app.serving import settle
 
-st.set_page_config(page_title="Attention visualizer", layout="wide")
+# The navigation, the tab's title and the sidebar are drawn before any page reads its settings: a fresh
+# link's language and presenter mode are read from the link here (the page checks them again).
+lang = classroom.early("lang", "en")
+st.set_page_config(page_title=text("app.title", lang), layout="wide",
+                   initial_sidebar_state="collapsed" if classroom.early("present", False) else "auto")
 settle()  # once per process: the modules out of the collection Streamlit runs after every run
 # A widget's value belongs to the page that drew it, and each page draws the sidebar itself: Streamlit
 # drops the sidebar's values when another page opens. Set by code here, they outlive the page change.
-for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special"):
+for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special", *classroom.KEYS):
     if key in st.session_state:
         st.session_state[key] = st.session_state[key]
 # The pages live in app_pages/, not pages/: Streamlit treats a pages/ folder beside the entry point
@@ -19,11 +24,13 @@ for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special"):
 # The app's root shows no page of its own: it opens the first page at its own path, with the link's
 # settings. (Given as the default page, the first would answer only at "/": a link to /overview then
 # opened a "Page not found" dialog.)
-pages = [st.Page(p.path, title=t(p.title_key), url_path=p.name) for p in PAGES]
+pages = [st.Page(p.path, title=text(p.title_key, lang), url_path=p.name) for p in PAGES]
 
 
 def home() -> None:
     st.switch_page(pages[0], query_params=st.query_params.to_dict())
 
 
-st.navigation([st.Page(home, default=True, visibility="hidden"), *pages]).run()
+current = st.navigation([st.Page(home, default=True, visibility="hidden"), *pages])
+st.session_state[lesson.PAGE] = current.url_path  # the guided lesson says when its step is on another page
+current.run()

@@ -2,19 +2,18 @@
 import streamlit as st
 
 from viz_app.place import decoding as place
-from viz_app import loaders, page
+from viz_app import classroom, loaders, page
+from viz_app.errors import message
 from viz_app.i18n import t
 from viz_app.views import decoding as view
 
 cfg = page.start()
 st.title(t("page.decoding"))
-st.write(t("decoding.intro"))
 if not loaders.decoding_applies(cfg.architecture):
+    classroom.intro(t("decoding.intro"))
     st.info(t("decoding.no_decoder"))
     st.stop()
-method, params, note = place.controls()
-place.formulas(method)
-
+method, params, note = place.controls()  # with the page's explanation above them
 run = page.current_run()  # the source labels, and the page's notices about the text
 if st.session_state.get("tgt", "").strip() and cfg.architecture == "encoder-decoder":
     st.caption(t("decoding.ignores_tgt"))
@@ -22,7 +21,7 @@ try:
     with st.spinner(t("spinner.run")):
         decoded = loaders.decode(st.session_state["model"], st.session_state["src"], method, **params)
 except ValueError as e:  # e.g. a prompt that leaves no room to generate
-    st.error(t("decoding.failed", reason=e))
+    st.error(t("decoding.failed", reason=message(e)))
     st.stop()
 tokenizer = page.loaded().tokenizers["tgt"]
 labels = view.positions(decoded, tokenizer)
@@ -30,6 +29,8 @@ heads = [t("decoding.head", h=h) for h in range(cfg.n_heads)]
 
 k = place.step_control(len(decoded.steps))
 step = decoded.steps[k]
+if not place.guess_first(decoded, k, labels, tokenizer, method, params):
+    st.stop()  # every chart below shows the chosen token
 place.rare_note(note, step, k)
 left, right = st.columns(2)
 with left:

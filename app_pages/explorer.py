@@ -3,18 +3,19 @@ from functools import partial
 
 import streamlit as st
 
-from viz_app import page, sidebar, state
+from viz_app.classroom import Latex
+from viz_app import classroom, page, sidebar, state
 from viz_app.export import grid_csv, to_csv
 from viz_app.figures import attention as fa
 from viz_app.i18n import named, t
-from viz_app.place import explorer as place
-from viz_app.views import blocks, explorer as view
+from viz_app.place import explorer as place, predict
+from viz_app.views import blocks, explorer as view, predict as asking
 
 ss = st.session_state
 cfg = page.start()
 st.title(t("page.explorer"))
-st.write(t("explorer.intro"))
-st.latex(r"A_{ij}=\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right),\qquad \sum_j A_{ij}=1")
+classroom.intro(t("explorer.intro"),
+                Latex(r"A_{ij}=\mathrm{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right),\qquad \sum_j A_{ij}=1"))
 run = page.current_run()
 noted = st.container()  # what the link asked for and this page cannot show, said once its settings are read
 kinds = blocks.blocks(cfg)
@@ -25,6 +26,12 @@ grid = view.grid(run, block, marks, ss.get("hide_special", False), ss["layer"], 
 if grid.hidden:
     st.info(t("explorer.hidden"))
 layers, heads, cells = place.names(grid)
+stats = view.stats(run, grid, marks)
+context = "|".join(map(str, (ss["model"], ss["src"], ss.get("tgt", ""), block)))
+if "previous" in stats.values and not predict.ask(asking.previous_token_head(stats.values["previous"], context)):
+    with noted:
+        page.show_noted()
+    st.stop()  # the grid and the statistics would give the answer away
 
 st.subheader(t("explorer.grid"))
 st.caption(t("explorer.grid.help"))
@@ -35,7 +42,6 @@ if pooled > 1:
 page.chart(grid_fig, "explorer.grid", select=partial(sidebar.pick_head, "chart.explorer.grid", "explorer.average"),
            csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled))
 
-stats = view.stats(run, grid, marks)
 stat, titles, table = place.stat_choice(stats)
 stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))
 

@@ -3,7 +3,8 @@ token's vector, and the decoder's prediction read out after every layer (logit l
 import streamlit as st
 
 from viz_app.place import ffn_norm as place
-from viz_app import loaders, page, state
+from viz_app.classroom import Latex
+from viz_app import classroom, loaders, page, state
 from viz_app.i18n import named, t
 from viz_app.views import blocks
 from viz_app.views import ffn_norm as view
@@ -11,12 +12,10 @@ from viz_app.views import ffn_norm as view
 cfg = page.start()
 ss = st.session_state
 st.title(t("page.ffn_norm"))
-st.write(t("ffn_norm.intro"))
 ffn_formula, norm_formula = view.formulas(cfg)
-st.write(t("ffn_norm.formula.ffn"))
-st.latex(ffn_formula)
-st.write(t(f"ffn_norm.formula.{cfg.norm_placement}") + " " + t(f"ffn_norm.formula.{cfg.norm}"))
-st.latex(norm_formula)
+classroom.intro(t("ffn_norm.intro"), t("ffn_norm.formula.ffn"), Latex(ffn_formula),
+                t(f"ffn_norm.formula.{cfg.norm_placement}") + " " + t(f"ffn_norm.formula.{cfg.norm}"),
+                Latex(norm_formula))
 
 stacks = blocks.stacks(cfg)
 state.setting("ffn_norm.stack", stacks[0], ok=stacks.__contains__, say_stale=True)

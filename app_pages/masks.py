@@ -3,26 +3,32 @@ from functools import partial
 
 import streamlit as st
 
-from viz_app import page
+from viz_app.classroom import Latex
+from viz_app import classroom, page
 from viz_app.export import to_csv
 from viz_app.figures.heatmap import matrix
 from viz_app.figures.masks import mask_figure
 from viz_app.i18n import t
-from viz_app.place import masks as place
-from viz_app.views import masks as view
+from viz_app.place import masks as place, predict
+from viz_app.views import masks as view, predict as asking
 
 cfg = page.start()
 st.title(t("page.masks"))
-st.write(t("masks.intro"))
-st.write(t("masks.formula"))
-st.latex(r"\tilde S_{ij} = \begin{cases} S_{ij} & M_{ij} = 1 \\ -\infty & M_{ij} = 0 \end{cases}"
-         r"\qquad A = \mathrm{softmax}(\tilde S)")
-lines = place.batch_input()
+classroom.intro(t("masks.intro"), t("masks.formula"),
+                Latex(r"\tilde S_{ij} = \begin{cases} S_{ij} & M_{ij} = 1 \\ -\infty & M_{ij} = 0 \end{cases}"
+                      r"\qquad A = \mathrm{softmax}(\tilde S)"))
+batch_box = classroom.folded(t("masks.batch.label"))
+with batch_box:
+    lines = place.batch_input()
 block, no_pad, row, batch, table = place.controls(cfg, lines)
-place.tables(table, cfg.pad_id)
+with batch_box:
+    place.tables(table, cfg.pad_id)
 one = view.sentence(batch, block, row, st.session_state["layer"], st.session_state["head"], cfg.pad_id)
 k, q = one.k_labels, one.q_labels
 axes = dict(x_title=t("masks.key"), y_title=t("masks.query"))
+if not predict.ask(asking.blocked_keys(one.masks, len(q) // 2, q[len(q) // 2], k,
+                                       "|".join(map(str, (st.session_state["model"], lines, block, row, no_pad))))):
+    st.stop()  # the masks below are the answer
 
 st.subheader(t("masks.masks", i=row + 1))
 st.write(t("masks.masks.about") + (" " + t("masks.off") if no_pad else ""))

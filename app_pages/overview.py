@@ -1,10 +1,11 @@
-"""Overview: the sentence in, the model's output, and the model drawn with its shapes."""
+"""Overview: the model drawn with its shapes, the sentence in, the model's output, and its parameters."""
 from functools import partial
 
 import pandas as pd
 import streamlit as st
 
-from viz_app import loaders, page
+from viz_app.classroom import Latex
+from viz_app import classroom, loaders, page
 from viz_app.export import to_csv
 from viz_app.figures.diagram import model_diagram
 from viz_app.figures.heatmap import matrix
@@ -13,11 +14,14 @@ from viz_app.views import overview as views
 
 cfg = page.start()
 st.title(t("page.overview"))
-st.write(t("overview.intro"))
-st.write(t("overview.formula"))
-st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+classroom.intro(t("overview.intro"), t("overview.formula"),
+                Latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"))
 
 run = page.current_run()
+
+st.subheader(t("overview.diagram"))
+shape = views.diagram(cfg, run)
+st.graphviz_chart(model_diagram(shape, {box: t(f"diagram.{box}", **fields) for box, fields in shape.words}))
 
 left, right = st.columns(2)
 left.subheader(t("overview.input"))
@@ -32,10 +36,6 @@ if cfg.architecture == "encoder":
                    "overview.embedding", partial(to_csv, row, None, [""]))
 else:
     right.text(run.output)
-
-st.subheader(t("overview.diagram"))
-shape = views.diagram(cfg, run)
-st.graphviz_chart(model_diagram(shape, {box: t(f"diagram.{box}", **fields) for box, fields in shape.words}))
 
 st.subheader(t("overview.params"))
 params = views.parameters(loaders.parameter_counts(run.model))

@@ -1,15 +1,15 @@
 """Positional encoding lab: sinusoid curves, heatmap and similarity; the model's own encoding; the sentence's sum."""
 import streamlit as st
 
-from viz_app import page
+from viz_app.classroom import Latex
+from viz_app import classroom, page
 from viz_app.i18n import t
 from viz_app.place import positional as place
 
 cfg = page.start()
 st.title(t("page.positional"))
-st.write(t("positional.intro"))
-st.write(t("positional.formula"))
-st.latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}}\right),\quad "
-         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}}\right)")
+classroom.intro(t("positional.intro"), t("positional.formula"),
+                Latex(r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}}\right),\quad "
+                      r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{\mathrm{model}}}}\right)"))
 place.lab(cfg)  # the sliders rerun only the lab and the model's own encoding (a fragment)
 place.sentence_section(cfg)

@@ -1,22 +1,20 @@
 """Self-attention step by step: one head of one block, from the block's input X to its output."""
-from functools import partial
-
 import streamlit as st
 
-from viz_app import loaders, page, state
+from viz_app.classroom import Latex
+from viz_app import classroom, loaders, page, state
 from viz_app.place import self_attention as place
-from viz_app.export import to_csv
-from viz_app.figures import steps as figs
 from viz_app.i18n import named, t
 from viz_app.views import blocks
+from viz_app.views import predict as asking
 from viz_app.views import self_attention as view
 
 cfg = page.start()
 ss = st.session_state
 st.title(t("page.self_attention"))
-st.write(t("self_attention.intro"))
-st.latex(r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + \mathrm{mask}\right) V,"
-         r"\quad Q = X W_Q,\ K = X W_K,\ V = X W_V")
+about = classroom.intro(t("self_attention.intro"), Latex(
+    r"\mathrm{head}_h = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right) V,"
+    r"\quad Q = X W_Q,\ K = X W_K,\ V = X W_V"))
 
 block = view.pick_block(cfg, state.synced("self_attention.kind", blocks.blocks(cfg)[0]))
 if block.missing:  # e.g. cross-attention chosen, then a decoder-only model
@@ -37,22 +35,12 @@ pick_query.selectbox(t("self_attention.query"), range(len(q_labels)), key="self_
                      format_func=q_labels.__getitem__)
 hs = view.head_steps(run.trace, loaders.block_weights(run.model, block.block, layer, head), cfg, block.block,
                      layer, head, run.src_labels, run.tgt_labels, scale=not unscaled, query=query)
-st.caption(" ".join([t("self_attention.where", layer=layer, head=head, block=t(f"self_attention.kind.{block.block}"))]
-                    + [t(f"self_attention.{note}") for note in view.notes(cfg, block.kind)]))
+where = t("self_attention.where", layer=layer, head=head, block=t(f"self_attention.kind.{block.block}"))
+classroom.note(about, " ".join([where] + [t(f"self_attention.{note}") for note in view.notes(cfg, block.kind)]))
 place.window(hs, len(q_labels), len(run.src_labels if block.kind == "cross_attn" else q_labels))
-
-for section, group in hs.sections:
-    st.subheader(t(f"self_attention.section.{section}"))
-    columns = st.columns(len(group) + (section == "softmax"))  # the query's row goes beside the weights
-    for column, s in zip(columns, group):
-        with column:
-            place.stage(s, hs.query)
-    if section == "softmax":
-        names = [t(f"self_attention.row.{n}") for n in ("scores", "scaled_off" if unscaled else "scaled", "weights")]
-        rows = view.query_rows(hs)
-        with columns[1]:
-            page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=q_labels[query]),
-                                      t("self_attention.axis.key")), "self_attention.row", csv=partial(to_csv, rows, hs.k_labels, names))
-if unscaled:  # the model as trained beside the run without the division, for the same query
+context = "|".join(map(str, (ss["model"], ss["src"], ss.get("tgt", ""), block.block, layer, head, query, unscaled)))
+question = asking.strongest_key(view.query_rows(hs)[2], q_labels[query], hs.k_labels, context)
+if place.sections(hs, q_labels[query], unscaled, question) and unscaled:
+    # the model as trained beside the run without the division, for the same query
     trained = loaders.run(run.model, ss["src"], ss.get("tgt", ""), True, True).trace
     place.saturation(view.saturation(trained, hs, block.block, layer, head), cfg.d_head, hs)

@@ -1,7 +1,7 @@
 """Training: the learning-rate schedule, label smoothing and teacher forcing, with the sidebar model's real numbers."""
 import streamlit as st
 
-from viz_app import page
+from viz_app import classroom, page
 from viz_app.i18n import t
 from viz_app.place import live_training as place_live
 from viz_app.place import training as place
@@ -9,7 +9,7 @@ from viz_app.place import training as place
 cfg = page.start()
 name = st.session_state["model"]
 st.title(t("page.training"))
-st.write(t("training.intro"))
+classroom.intro(t("training.intro"))
 place.card(name)
 place.run_log(name)
 place.forming(name)

@@ -3,7 +3,8 @@ from functools import partial
 
 import streamlit as st
 
-from viz_app import loaders, page, state
+from viz_app.classroom import Latex
+from viz_app import classroom, loaders, page, state
 from viz_app.export import to_csv
 from viz_app.figures import steps as figs
 from viz_app.i18n import t
@@ -11,24 +12,25 @@ from viz_app.views import worked_example as view
 
 page.start(need_model=False)  # the example needs no model: it still works if none loads
 st.title(t("page.worked_example"))
-st.write(t("worked_example.intro"))
-st.latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+classroom.intro(t("worked_example.intro"),
+                Latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"))
 numbers = {d: st.column_config.NumberColumn(d, min_value=-view.LIMIT, max_value=view.LIMIT) for d in view.DIMS}
 
-st.subheader(t("worked_example.inputs"))
-left, right = st.columns([3, 2])
-left.markdown(t("worked_example.x"))
-grids = {"X": left.data_editor(view.x_table(t("worked_example.words").split()), key="worked_example.X", hide_index=True,
-                               column_config={"token": st.column_config.TextColumn(t("worked_example.token"), max_chars=20),
-                                              **numbers})}
-causal = state.setting("worked_example.causal", False, state.parse_bool, state.is_bool)
+with classroom.folded(t("worked_example.inputs")):  # the editable inputs, folded away in presenter mode
+    st.subheader(t("worked_example.inputs"))
+    left, right = st.columns([3, 2])
+    left.markdown(t("worked_example.x"))
+    token = st.column_config.TextColumn(t("worked_example.token"), max_chars=20)
+    grids = {"X": left.data_editor(view.x_table(t("worked_example.words").split()), key="worked_example.X",
+                                   hide_index=True, column_config={"token": token, **numbers})}
+    causal = state.setting("worked_example.causal", False, state.parse_bool, state.is_bool)
+    right.checkbox(t("worked_example.causal"), key="worked_example.causal")
+    right.caption(t("worked_example.limit", limit=view.LIMIT))
+    st.markdown(t("worked_example.weights"))
+    for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
+        column.latex(name)
+        grids[name] = column.data_editor(view.weight_table(name), key=f"worked_example.{name}", column_config=numbers)
 page.show_noted()
-right.checkbox(t("worked_example.causal"), key="worked_example.causal")
-right.caption(t("worked_example.limit", limit=view.LIMIT))
-st.markdown(t("worked_example.weights"))
-for column, name in zip(st.columns(3), ("W_Q", "W_K", "W_V")):
-    column.latex(name)
-    grids[name] = column.data_editor(view.weight_table(name), key=f"worked_example.{name}", column_config=numbers)
 
 values = {}
 for name, table in grids.items():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import loaders, sidebar, state
+from . import classroom, lesson, loaders, sidebar, state
 from .i18n import t
 from .text import literal
 
@@ -15,6 +15,9 @@ def start(need_model: bool = True):
     """
     state.forget_noted()
     config = sidebar.render()
+    classroom.settings(st.sidebar)
+    lesson.start_button(st.sidebar)
+    lesson.panel()
     if config is None and need_model:
         st.stop()
     return config
@@ -84,7 +87,8 @@ def chart(fig, name: str, csv=None, select=False):
     (that would keep the run's whole page: tests/app/test_session_memory.py).
     """
     event = st.plotly_chart(
-        fig, key=f"chart.{name}", on_select=select if callable(select) else "rerun" if select else "ignore",
+        classroom.chart_figure(fig), key=f"chart.{name}",
+        on_select=select if callable(select) else "rerun" if select else "ignore",
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
     if csv is not None:
         data = csv if callable(csv) else lambda: csv

@@ -60,9 +60,15 @@ def piece(tokenizer, i: int) -> str:
     return show_piece(tokenizer.display_pieces([i])[0])
 
 
+def plain(text) -> str:
+    """Text as plotly shows it literally: '&', '<' and '>' escaped, so a token such as `<s>` or `<br>` in a title,
+    legend, annotation, tick label or hover is shown as typed instead of read as plotly's markup."""
+    return html.escape(str(text), quote=False)
+
+
 def safe_labels(labels) -> list[str]:
-    """Escape '<' and '&' so plotly shows typed HTML as text instead of interpreting it."""
-    return [html.escape(str(label), quote=False) for label in labels]
+    """plain() of each label (tick labels, cell text and hover text are read as markup too)."""
+    return [plain(label) for label in labels]
 
 
 def literal(text: str) -> str:
@@ -79,7 +85,7 @@ def markdown_text(label: str) -> str:
     return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in str(label))
 
 
-def token_chips(prefix, chosen: str) -> str:
-    """Markdown badges: the decoder input in grey, the chosen token in orange, every label escaped."""
+def token_chips(prefix, chosen: str | None = None) -> str:
+    """Markdown badges: the decoder input in grey, the chosen token (if given) in orange, every label escaped."""
     chips = [f":gray-badge[{markdown_text(label)}]" for label in prefix]
-    return " ".join(chips + [f":orange-badge[**{markdown_text(chosen)}**]"])
+    return " ".join(chips + ([f":orange-badge[**{markdown_text(chosen)}**]"] if chosen is not None else []))

@@ -83,13 +83,13 @@ def test_next_and_previous_move_the_chosen_token_and_the_cross_attention_row():
     decoded = reference()
     assert len(decoded.steps) >= 2, "the example sentence should give at least two steps"
     at = open_decoding(layer=2)
-    at.button(key="decoding.next").click().run()
+    at.button(key="decoding.step.next").click().run()
     assert_clean(at)
     assert at.slider(key="decoding.step").value == 1 and at.query_params["decoding.step"] == "1"
     check_step(at, decoded, 1, layer=2)
-    at.button(key="decoding.prev").click().run()
+    at.button(key="decoding.step.back").click().run()
     check_step(at, decoded, 0, layer=2)
-    assert at.button(key="decoding.prev").disabled
+    assert at.button(key="decoding.step.back").disabled
 
 
 def test_stepping_redraws_from_the_cached_decoding_without_running_the_model(monkeypatch):
@@ -101,7 +101,7 @@ def test_stepping_redraws_from_the_cached_decoding_without_running_the_model(mon
 
     for name in ("greedy", "beam_search", "sample"):
         monkeypatch.setattr(decoding, name, refuse)
-    at.button(key="decoding.next").click().run()
+    at.button(key="decoding.step.next").click().run()
     assert_clean(at)
     assert at.metric[0].value == labels_of(decoded)[len(decoded.steps[1].prefix)]
 
@@ -113,7 +113,7 @@ def test_the_slider_reaches_the_last_step_and_the_all_steps_matrix_is_the_alignm
     at.slider(key="decoding.step").set_value(last).run()
     assert_clean(at)
     check_step(at, decoded, last, layer=0)
-    assert at.button(key="decoding.next").disabled
+    assert at.button(key="decoding.step.next").disabled
     cross = forward_trace(decoded).attn("decoder", 0, "cross_attn").pattern[0].mean(0)  # [steps, src]
     assert np.allclose(named_z(at, "decoding.all"), cross, atol=1e-5)
     (outline,) = named_chart(at, "decoding.all")["layout"]["shapes"]

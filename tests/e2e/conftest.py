@@ -6,6 +6,7 @@ the URL); the pages' numbers are the AppTests' job (tests/app).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -18,6 +19,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from core_model import load
+from core_model.tasks import TASKS, corpus
+from tests.e2e.chinese import model_words
+from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR
 from viz_app.registry import NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,6 +34,8 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = list(NAMES)
+WIDTH, HEIGHT = 1024, 768  # a common projector (presenter mode, the Chinese pages)
+CHART = '.js-plotly-plot, [data-testid="stGraphVizChart"] svg'  # a plotly chart or a graphviz diagram
 TIMEOUT_MS = 60_000  # a first run of a page loads a model and traces it; the machine may be busy
 
 
@@ -190,3 +197,35 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def allowed() -> set[str]:
+    """The Latin words a Chinese page may show of the default model (translate-en-fr): its pieces, the words of
+    the sentences it was trained on (its sentences and translations join pieces into such words), and the shipped
+    models' folder names (the model list shows them as they are). Read from the models, never from a page."""
+    words = model_words(*load(MODELS_DIR / DEFAULT_MODEL).tokenizers.values())
+    for split in corpus(TASKS[DEFAULT_MODEL], seed=0, n_train=3000).values():
+        words |= {w for src, tgt, _ in split for w in re.findall(r"[A-Za-z]+", f"{src} {tgt}")}
+    return words | {w for p in MODELS_DIR.iterdir() for w in re.findall(r"[A-Za-z]+", p.name)}
+
+
+@pytest.fixture
+def projector(browser, server):
+    """projector(path) -> a page opened at `path` in a new 1024×768 context (a new session), idle."""
+    contexts = []
+
+    def _open(path: str, charts: bool = True):
+        context = browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, locale="en-US")
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{server}/{path}")
+        if charts:  # a fragment (the positional lab) draws its charts after the page's run
+            page.wait_for_selector(CHART, timeout=TIMEOUT_MS)
+        wait_idle(page)
+        return page
+
+    yield _open
+    for context in contexts:
+        context.close()

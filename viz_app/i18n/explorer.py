@@ -73,11 +73,11 @@ STRINGS = {
     "explorer.stats.intro": {
         "en": "Four numbers per head, each a mean over the query rows i: the entropy H (in nats) is 0 when a row "
               "puts all its weight on one key and log n when it spreads evenly over n keys; the mean distance D is "
-              "how far away, in tokens, the attended keys are; S is the weight that lands on special tokens; P is "
+              "how far away, in tokens, the attended keys are; S is the weight that lands on the special tokens 𝒮; P is "
               "the weight on the token just before (i ≥ 1), which is close to 1 in a previous-token head.",
         "zh": "每个头给出四个数，都是对各查询行 i 取的平均：熵 H（单位为奈特）"
               "在一行把全部权重放在一个键上时为 0，在 n 个键上均匀分布时为 log n；"
-              "平均距离 D 表示被关注的键平均离查询多远（以词元计）；S 是落在特殊词元上的权重；"
+              "平均距离 D 表示被关注的键平均离查询多远（以词元计）；S 是落在特殊词元集合 𝒮 上的权重；"
               "P 是落在紧邻前一个词元上的权重（i ≥ 1），“前一词元头”的 P 接近 1。"},
     "explorer.stat": {"en": "Statistic to map", "zh": "热力图显示的统计量"},
     "explorer.stat.entropy": {"en": "entropy (nats)", "zh": "熵（奈特）"},

@@ -1,4 +1,4 @@
-"""Strings of the Training page. Chart titles are plotly markup: a token such as <s> is written &lt;s&gt;."""
+"""Strings of the Training page. Chart titles are plain text: figures.base.figure escapes them for plotly."""
 
 STRINGS = {
     "training.intro": {
@@ -51,7 +51,7 @@ STRINGS = {
     "training.schedule.peak": {
         "en": "With the sliders' values the rate climbs for {w} steps to its peak {peak:.2e}, then falls as "
               "1/√step; step 1 takes {first:.2e}.",
-        "zh": "按滑块的取值，学习率在 {w} 步内升到峰值 {peak:.2e}，之后按 1/√step 下降；第 1 步为 {first:.2e}。"},
+        "zh": "按滑块的取值，学习率在 {w} 步内升到峰值 {peak:.2e}，之后按 1/√步数 下降；第 1 步为 {first:.2e}。"},
     "training.schedule.no_warmup": {
         "en": "Without warm-up (warm-up = 1) the very first update would take the peak rate, {lr:.3f} for d_model "
               "{d}, while Adam's estimate of each gradient's size rests on one or two batches: the first updates "
@@ -70,7 +70,7 @@ STRINGS = {
               "q = (1 − ε)·one-hot + ε / V: the right token gets 1 − ε + ε / V and each of the V vocabulary tokens "
               "ε / V. Below, one token of the sidebar's sentence as the model predicts it (the model's own output "
               "is its target here).",
-        "zh": "训练并不要求把全部概率都放在正确词元上。使用标签平滑 ε 时，目标分布是 q = (1 − ε)·one-hot + ε / V："
+        "zh": "训练并不要求把全部概率都放在正确词元上。使用标签平滑 ε 时，目标分布是 q = (1 − ε)·独热 + ε / V："
               "正确词元得到 1 − ε + ε / V，词表中每个词元各得 ε / V。下面是侧边栏句子中的一个词元及模型对它的预测"
               "（这里以模型自己的输出作为目标）。"},
     "training.position": {"en": "Target token", "zh": "目标词元"},
@@ -85,7 +85,7 @@ STRINGS = {
               "**{confident:.3f}**, and a one-hot prediction costs infinitely much when ε > 0 (log 0 on every other "
               "token): smoothing rewards a model that keeps some doubt.",
         "zh": "这个词元的损失 H(q, p)：**{loss:.3f}**。任何预测的最小损失是 H(q)，在 p = q 时取得：**{floor:.3f}**。"
-              "一个很自信的预测（目标 0.999，其余平均分配）的损失是 **{confident:.3f}**；当 ε > 0 时，one-hot 预测的损失为无穷大"
+              "一个很自信的预测（目标 0.999，其余平均分配）的损失是 **{confident:.3f}**；当 ε > 0 时，独热预测的损失为无穷大"
               "（其他每个词元都是 log 0）：平滑奖励的是保留一些不确定性的模型。"},
     "training.smoothing.sampling": {
         "en": "What a user meets on the Decoding page: here the model puts **{mass:.1%}** of its probability on "
@@ -112,17 +112,17 @@ STRINGS = {
               "最后是 `</s>`；因果掩码让每个位置看不到后面的位置，所以每个句子的每个位置都在一次前向计算中得到训练。"
               "较短的句对会被填充，填充部分不计入损失。"},
     "training.teacher.src": {"en": "Encoder input (the source), padding grey", "zh": "编码器输入（源句），灰色为填充"},
-    "training.teacher.tgt_in": {"en": "Decoder input: &lt;s&gt; + target (shifted right)",
-                                "zh": "解码器输入：&lt;s&gt; + 目标（右移一位）"},
-    "training.teacher.tgt_out": {"en": "What each position must predict: target + &lt;/s&gt;",
-                                 "zh": "每个位置要预测的内容：目标 + &lt;/s&gt;"},
+    "training.teacher.tgt_in": {"en": "Decoder input: <s> + target (shifted right)",
+                                "zh": "解码器输入：<s> + 目标（右移一位）"},
+    "training.teacher.tgt_out": {"en": "What each position must predict: target + </s>",
+                                 "zh": "每个位置要预测的内容：目标 + </s>"},
     "training.teacher.causal": {"en": "Causal mask of the decoder, pair 0",
                                 "zh": "解码器的因果掩码，句对 0"},
     "training.teacher.loss": {"en": "Loss of each target token", "zh": "每个目标词元的损失"},
     "training.teacher.mean": {
         "en": "The batch's loss is the mean over its {n} real targets: {loss:.4f} (cross-entropy with label "
               "smoothing ε = {eps:g}, the shipped weights, no dropout); padding is left out.",
-        "zh": "这个批次的损失是 {n} 个真实目标的平均值：{loss:.4f}（带标签平滑 ε = {eps:g} 的交叉熵，随附权重，不使用 dropout）；"
+        "zh": "这个批次的损失是 {n} 个真实目标的平均值：{loss:.4f}（带标签平滑 ε = {eps:g} 的交叉熵，随附权重，不使用随机失活）；"
               "填充不计入。"},
     "training.teacher.none": {
         "en": "{model} is not one of the shipped models: the batch comes from a shipped model's own training data.",

@@ -7,13 +7,15 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from .. import page, state
+from .. import classroom, page, state
+from ..classroom import Latex
 from ..figures import decoding as figs
 from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..i18n import named, t
 from ..text import piece, token_chips
-from ..views import decoding as view
+from ..views import decoding as view, predict as asking
+from . import predict
 
 # Sampling defaults: the models were trained with label smoothing (ε = 0.1), which leaves ~10% of the probability
 # on the ~1,300 tokens of the vocabulary, so plain sampling at T = 1 picked a token with p < 0.001 in 23 of 30 seeds
@@ -51,8 +53,10 @@ def param(name: str, column):
 
 def controls() -> tuple[str, dict, object]:
     """The method radio and its parameters; returns (method, keyword arguments for loaders.decode, and for
-    sampling the place beside its controls where `rare_note` says the current step's numbers, else None)."""
+    sampling the place beside its controls where `rare_note` says the current step's numbers, else None).
+    The page's explanation goes above them, with the chosen method's formulas."""
     method = state.setting("decoding.method", "greedy", ok=METHOD_PARAMS.__contains__, say_stale=True)
+    about(method)
     st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
              format_func=named("decoding.method"))
     # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
@@ -73,32 +77,33 @@ def rare_note(note, step, k: int) -> None:
         note.caption(t("decoding.sample.rare", k=k, n=rare.count, mass=rare.mass))
 
 
-def formulas(method: str) -> None:
-    st.write(t("decoding.formula"))
-    st.latex(r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W h_t + b)")
-    st.write(t(f"decoding.formula.{method}"))
-    st.latex(FORMULAS[method])
-
-
-def move(delta: int, n: int) -> None:
-    """A button's callback: it runs before the rerun, so the slider is drawn at the new step."""
-    st.session_state["decoding.step"] = min(max(st.session_state["decoding.step"] + delta, 0), n - 1)
+def about(method: str) -> None:
+    """The page's explanation and the chosen method's formulas (folded away in presenter mode)."""
+    classroom.intro(t("decoding.intro"), t("decoding.formula"),
+                    Latex(r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W h_t + b)"),
+                    t(f"decoding.formula.{method}"), Latex(FORMULAS[method]))
 
 
 def step_control(n: int) -> int:
-    """Slider plus previous / next buttons over the n steps; returns the current step."""
-    step = state.synced("decoding.step", 0, state.parse_int)
-    step = step if isinstance(step, int) and not isinstance(step, bool) else 0
-    # The number of steps changes with the text and the method, so an out-of-range step is normal here.
-    st.session_state["decoding.step"] = step = min(max(step, 0), n - 1)
-    state.publish("decoding.step")
-    back, middle, forward = st.columns([1, 6, 1], vertical_alignment="bottom")
-    back.button(t("decoding.prev"), on_click=move, args=(-1, n), disabled=step == 0, key="decoding.prev")
-    forward.button(t("decoding.next"), on_click=move, args=(1, n), disabled=step == n - 1, key="decoding.next")
+    """Slider plus previous / next buttons (the arrow keys in presenter mode) over the n steps; the current step."""
+    step, middle = classroom.stepper("decoding.step", n, (t("decoding.prev"), t("decoding.next")))
     if n > 1:
         middle.slider(t("decoding.step"), 0, n - 1, key="decoding.step")
     st.caption(t("decoding.of", k=step, n=n) if n > 1 else t("decoding.one_step"))
     return step
+
+
+def guess_first(decoded, k: int, labels, tokenizer, method: str, params: dict) -> bool:
+    """Predict-then-reveal: the decoder's input so far, then which token step k chooses; True once it may be
+    shown (predict.revealed)."""
+    step, ss = decoded.steps[k], st.session_state
+    context = "|".join(map(str, (ss["model"], ss["src"], method, sorted(params.items()))))
+    question = asking.next_token([i for i, _ in step.top], step.chosen, view.chosen_p(step), partial(piece, tokenizer),
+                                 f"{context}|{k}")
+    if not predict.revealed(question):
+        st.caption(t("predict.decoder_input"))
+        st.markdown(token_chips(labels[:len(step.prefix)]))
+    return predict.ask(question)
 
 
 def summary(decoded, k: int, labels, tokenizer) -> None:

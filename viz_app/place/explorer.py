@@ -68,7 +68,7 @@ def statistics(stats: view.Stats, titles: dict, table: pd.DataFrame) -> None:
     st.subheader(t("explorer.stats"))
     st.write(t("explorer.stats.intro"))
     st.latex(r"H=-\sum_j A_{ij}\log A_{ij},\quad D=\sum_j A_{ij}\,|i-j|,"
-             r"\quad S=\sum_{j\,\mathrm{special}} A_{ij},\quad P=A_{i,i-1}")
+             r"\quad S=\sum_{j\in\mathcal{S}} A_{ij},\quad P=A_{i,i-1}")
     st.dataframe(table, hide_index=True,
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in titles.values()})
     peaks = [f"{titles[s]}: " + ", ".join(t("explorer.top_head", layer=l, head=h, value=v) for l, h, v in top)

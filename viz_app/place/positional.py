@@ -15,7 +15,10 @@ from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..figures.positional import CYCLIC_SCALE, curves, head_grid
 from ..i18n import t
-from ..views import positional as views
+from ..views import positional as views, predict as asking
+from . import predict
+
+ASKED = 5  # the lab's question is about this position (the lab has 8 positions at least)
 
 
 def _lab_settings() -> tuple[int, int, int]:
@@ -50,20 +53,25 @@ def lab(cfg) -> None:
                           t("positional.axis.value")), "positional.curves", partial(to_csv, lab.columns, names))
     else:
         st.info(t("positional.curves.none"))
-    pair(lab.table, lab.similarity, "positional", (t("positional.heatmap"), t("positional.similarity")))
+    question = asking.most_similar_position(lab.similarity, ASKED, f"{d_model}|{length}|{base}")
+    pair(lab.table, lab.similarity, "positional", (t("positional.heatmap"), t("positional.similarity")), question)
     st.caption(t("positional.heatmap.caption"))
     st.caption(t("positional.similarity.caption", norm=lab.norm, scale=lab.pairs))
-    model_section(cfg, length)
+    if predict.revealed(question):  # the model's own encoding has a similarity of its own, often the same
+        model_section(cfg, length)
 
 
-def pair(table, sim, name: str, titles) -> None:
-    """A positions × dimensions heatmap beside its position-to-position similarity."""
+def pair(table, sim, name: str, titles, question=None) -> None:
+    """A positions × dimensions heatmap beside its position-to-position similarity; predict-then-reveal asks
+    `question` in the similarity's place until it is answered."""
     pos, dim = t("positional.axis.pos"), t("positional.axis.dim")
     left, right = st.columns(2)
     with left:
         page.chart(matrix(table, title=titles[0], x_title=dim, y_title=pos), f"{name}.table", partial(to_csv, table))
     with right:
-        page.chart(matrix(sim, title=titles[1], x_title=pos, y_title=pos), f"{name}.similarity", partial(to_csv, sim))
+        if question is None or predict.ask(question):
+            page.chart(matrix(sim, title=titles[1], x_title=pos, y_title=pos), f"{name}.similarity",
+                       partial(to_csv, sim))
 
 
 def rope(own: views.OwnEncoding) -> None:
@@ -96,10 +104,11 @@ def model_section(cfg, n: int) -> None:
         titles = [t("positional.alibi.head", h=h, slope=s) for h, s in enumerate(own.slopes)]
         page.chart(head_grid(own.bias, titles, t("positional.alibi.bias"), t("positional.axis.key_pos"),
                              t("positional.axis.query_pos")), "positional.model.alibi", partial(to_csv, own.bias_rows))
+        st.caption(t("positional.alibi.caption", high=max(own.slopes), low=min(own.slopes)))
 
 
 def sentence_section(cfg) -> None:
-    """The sentence's scaled token embedding + its position vectors = the first layer's input."""
+    """The sentence's token embedding (×√d_model if the model scales it) + its position vectors = layer 0's input."""
     s = views.sentence_sum(page.current_run(), cfg.has_encoder)
     st.header(t("positional.sentence"))
     st.write(t("positional.sentence.intro", side=t(f"positional.side.{s.side}")))
@@ -107,8 +116,12 @@ def sentence_section(cfg) -> None:
         st.info(t("positional.sentence.nopos"))
     if cfg.embed_norm or cfg.type_vocab_size:
         st.caption(t("positional.sentence.extra"))
-    for column, (key, values) in zip(st.columns(len(s.parts)), s.parts):
+    first = "scaled" if cfg.scale_embedding else "tok"  # what the model does to its token rows, from its config
+    names = [t(f"positional.sentence.{first if key == 'scaled' else key}") for key, _ in s.parts]
+    for column, (key, values), name, bound in zip(st.columns(len(s.parts)), s.parts, names, s.bounds):
         with column:
-            page.chart(matrix(values, None, s.labels, t(f"positional.sentence.{key}"), (-s.bound, s.bound),
-                              x_title=t("positional.axis.dim"), y_title=t("positional.axis.token")),
+            page.chart(matrix(values, None, s.labels, name, (-bound, bound), x_title=t("positional.axis.dim"),
+                              y_title=t("positional.axis.token")),
                        f"positional.sentence.{key}", partial(to_csv, values, None, s.labels))
+    ranges = [t("positional.sentence.range", name=name, bound=bound) for name, bound in zip(names, s.bounds)]
+    st.caption(t("positional.sentence.ranges", ranges=", ".join(ranges)))

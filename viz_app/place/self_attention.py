@@ -1,15 +1,56 @@
-"""The step-by-step page's repeated pieces (streamlit): one stage with its formula, the ÷√d_k comparison."""
+"""The step-by-step page's pieces (streamlit): the sections of stages, one stage with its formula, the ÷√d_k
+comparison."""
 from __future__ import annotations
 
 from functools import partial
 
 import streamlit as st
 
-from .. import page
+from .. import classroom, page
 from ..export import to_csv
 from ..figures import steps as figs
 from ..i18n import t
-from ..views.self_attention import HeadSteps, Saturation, Step
+from ..views.predict import Question
+from ..views.self_attention import HeadSteps, Saturation, Step, query_rows
+from . import predict
+
+ANSWERING = ("scores", "mask", "softmax", "heads", "output")  # the sections whose numbers answer the question
+
+
+def sections(hs: HeadSteps, query_label: str, unscaled: bool, question: Question) -> bool:
+    """The head's sections in order, one at a time in presenter mode (the arrow keys step); predict-then-reveal
+    asks `question` before the first section that answers it. True when the answer may be shown."""
+    shown = hs.sections
+    if classroom.presenting():
+        at, middle = classroom.stepper("self_attention.stage", len(shown), (t("classroom.back"), t("classroom.next")))
+        middle.markdown(f"**{t(f'self_attention.section.{shown[at][0]}')}** · {t('classroom.stage', i=at + 1, n=len(shown))}")
+        shown = shown[at:at + 1]
+    asked = False
+    for name, group in shown:
+        if name in ANSWERING and not asked:
+            asked = True
+            if not predict.ask(question):
+                return False
+        section(hs, name, group, query_label, unscaled)
+    return predict.revealed(question)
+
+
+def section(hs: HeadSteps, name: str, group, query_label: str, unscaled: bool) -> None:
+    """One section's stages side by side; the softmax's with the query's row at three stages beside them. (In
+    presenter mode the section's heading is the stepper's.)"""
+    if not classroom.presenting():
+        st.subheader(t(f"self_attention.section.{name}"))
+    columns = st.columns(len(group) + (name == "softmax"))
+    for column, s in zip(columns, group):
+        with column:
+            stage(s, hs.query)
+    if name == "softmax":
+        names = [t(f"self_attention.row.{n}") for n in ("scores", "scaled_off" if unscaled else "scaled", "weights")]
+        rows = query_rows(hs)
+        with columns[1]:
+            page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=query_label),
+                                      t("self_attention.axis.key")), "self_attention.row",
+                       csv=partial(to_csv, rows, hs.k_labels, names))
 
 
 def stage(s: Step, query: int) -> None:

@@ -95,8 +95,8 @@ def block_inputs(trace, pre_norm: bool, stack: str, layer: int, kind: str):
     return x[0], x[0]
 
 
-MASKED = (r"\tilde S_{ij} = \begin{cases} S'_{ij} & \mathrm{mask}_{ij} = 1 \\"
-          r" -\infty & \mathrm{mask}_{ij} = 0 \end{cases}")
+MASKED = (r"\tilde S_{ij} = \begin{cases} S'_{ij} & M_{ij} = 1 \\"
+          r" -\infty & M_{ij} = 0 \end{cases}")
 
 
 def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
@@ -118,7 +118,7 @@ def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
            for n in "QKV"},
         "q": proj("Q", "X"), "k": proj("K", src), "v": proj("V", src),
         "scores": r"S = Q K^\top", "scaled": scaled,
-        "mask": r"\mathrm{mask}_{ij} \in \{0, 1\}",
+        "mask": r"M_{ij} \in \{0, 1\}",
         "masked": MASKED,
         "pattern": r"A = \mathrm{softmax}(\tilde S)", "z": r"Z_h = A V",
         "concat": rf"\mathrm{{Concat}}(Z_0, \dots, Z_{{{cfg.n_heads - 1}}})",

@@ -25,7 +25,7 @@ WORKED = {
 
 WORKED_LATEX = {
     "q": "Q = X W_Q", "k": "K = X W_K", "v": "V = X W_V", "scores": r"S = Q K^\top",
-    "scores_scaled": r"S' = S / \sqrt{d_k} = S / 2", "mask": r"\mathrm{mask}_{ij} \in \{0, 1\}",
+    "scores_scaled": r"S' = S / \sqrt{d_k} = S / 2", "mask": r"M_{ij} \in \{0, 1\}",
     "scores_masked": MASKED,
     "pattern": r"A = \mathrm{softmax}(\tilde S)", "z": "Z = A V",
 }
