@@ -193,8 +193,8 @@ def render_card(task, cfg, metrics: dict, state: dict, command: str, samples: li
     if samples:
         parts += ["## Seeded samples\n", "\n".join(f"- seed {i}: {s}" for i, s in enumerate(samples)) + "\n"]
     parts += ["## Config\n", "```json\n" + json.dumps(cfg.to_dict(), indent=2) + "\n```\n",
-              "## Known limits\n", LIMITS[task.name] + "\n",
-              "## Words it knows\n", known_words(task.name) + "\n"]
+              "## Known limits\n", LIMITS[task.source] + "\n",
+              "## Words it knows\n", known_words(task.source) + "\n"]
     return "\n".join(parts)
 
 

@@ -30,6 +30,11 @@ class Task:
     cooldown: float = 0.0  # the last fraction of the run's steps, over which the rate falls linearly towards 0
     n_train: int = 40000
     extra: dict = field(default_factory=dict)
+    data: str = ""  # the task whose corpus, known limits and word list this one shares ("": its own)
+
+    @property
+    def source(self) -> str:
+        return self.data or self.name
 
 
 TASKS = {
@@ -44,6 +49,13 @@ TASKS = {
              d_ff=256, dropout=0.1, max_len=512, max_positions=2048, norm_placement="pre", positional="alibi",
              tie_embeddings=True),  # ALiBi has no position table: it reads 4× its training length (card.md)
         vocab={"tgt": 800}, steps=3000, warmup=400, cooldown=0.3),
+    # lm-en's data and shape with the other choices a model can make: RMSNorm and rotary positions (RoPE)
+    "lm-en-rope": Task(
+        "lm-en-rope",
+        dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
+             d_ff=256, dropout=0.1, max_len=512, norm_placement="pre", norm="rmsnorm",
+             positional="rope", tie_embeddings=True),
+        vocab={"tgt": 800}, steps=3000, warmup=400, cooldown=0.3, data="lm-en"),
     "reverse": Task(
         "reverse",
         dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,
@@ -55,12 +67,12 @@ TASKS = {
 def corpus(task: Task, seed: int, n_train: int | None = None) -> dict:
     """The task's splits as lists of (src text or None, tgt text, pair or None)."""
     n_train = n_train or task.n_train
-    if task.name == "lm-en":
+    if task.source == "lm-en":
         sentences = en_fr.english_sentences(seed, n_train + 1000)
         split = {"train": sentences[:n_train], "valid": sentences[n_train:n_train + 500],
                  "test": sentences[n_train + 500:]}
         return {k: [(None, s, None) for s in v] for k, v in split.items()}
-    make = en_fr.make_corpus if task.name == "translate-en-fr" else reverse.make_reverse_corpus
+    make = en_fr.make_corpus if task.source == "translate-en-fr" else reverse.make_reverse_corpus
     splits = make(seed=seed, n_train=n_train)
     return {k: [(p.src, p.tgt, p) for p in v] for k, v in splits.items()}
 

@@ -14,6 +14,7 @@ from .views.explorer import Marks
 EXAMPLES = {  # a first sentence for each shipped model, in words it knows
     "translate-en-fr": "the small girl does not see the red car",
     "lm-en": "the old man",
+    "lm-en-rope": "the old man",
     "reverse": "one two three four five",
     "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too tired",
 }

@@ -132,3 +132,34 @@ def test_the_last_snapshot_is_a_fresh_trace_of_the_shipped_weights(name, valid_s
         np.testing.assert_allclose(snaps.aer[-1], alignment_error_rates(loaded, pairs), atol=0.002)
         # heads forming: the last layer's cross-attention goes from unaligned (untrained) to the gold alignment
         assert snaps.aer[0, -1] > 0.5 and snaps.aer[-1, -1] < 0.15
+
+
+# ----- lm-en-rope: lm-en's data and shape with RMSNorm and rotary positions -------------------------------------
+
+def test_the_rope_model_is_within_ten_percent_of_lm_en_on_the_same_held_out_text(shipped_evaluation,
+                                                                                  shipped_test_split):
+    assert shipped_test_split("lm-en-rope") == shipped_test_split("lm-en")
+    cfg = checkpoint.load(MODELS / "lm-en-rope").config
+    assert (cfg.positional, cfg.norm, cfg.norm_placement) == ("rope", "rmsnorm", "pre")
+    rope, alibi = shipped_evaluation("lm-en-rope")["perplexity"], shipped_evaluation("lm-en")["perplexity"]
+    assert rope <= 1.1 * alibi, (rope, alibi)
+
+
+def test_rope_scores_of_the_shipped_weights_depend_only_on_the_offset():
+    """One word repeated: in layer 0 every position then holds the same vector (RoPE adds none), so q and k differ
+    only by their rotation, and each head's raw score of query i and key j is a function of i − j alone."""
+    from core_model.trace import run_with_trace
+
+    loaded = checkpoint.load(MODELS / "lm-en-rope")
+    ids = loaded.tokenizers["tgt"].encode(" ".join(["the"] * 16))
+    assert len(set(ids)) == 1
+    _, trace = run_with_trace(loaded.model, None, [loaded.config.bos_id] + ids)
+    scores = np.asarray(trace.attn("decoder", 0, "self_attn").scores[0], dtype=np.float64)[:, 1:, 1:]  # [h, q, k]
+    n = scores.shape[-1]
+    # float32: the angles are position × frequency, so the rounding grows with the position; 1e-4 of the
+    # scores' size is some hundred times float32's step there
+    tolerance = 1e-4 * np.abs(scores).max()
+    for offset in range(n):
+        diagonal = np.diagonal(scores, -offset, axis1=1, axis2=2)  # [h, n − offset]: query i, key i − offset
+        assert np.abs(diagonal - diagonal[:, :1]).max() <= tolerance, offset
+    assert np.ptp(scores[:, -1, :], axis=-1).min() > 100 * tolerance  # yet the offsets themselves differ

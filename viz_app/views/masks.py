@@ -17,6 +17,7 @@ BATCH_SIZES = (2, 4)  # fewest and most sentences in a batch
 EXTRA = {  # two more sentences each shipped model knows, of other lengths than its sidebar example
     "translate-en-fr": ("i see him", "the dog sees you all"),
     "lm-en": ("i see him", "the dog sees you all"),
+    "lm-en-rope": ("i see him", "the dog sees you all"),
     "reverse": ("cat dog sun", "a b c d e f g h"),
 }
 MASK_KINDS = ("padding", "causal", "combined")  # in the order the page draws them
