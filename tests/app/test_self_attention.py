@@ -3,11 +3,13 @@ head and query; the ÷√d_k switch shows the unscaled run."""
 import numpy as np
 import pytest
 
-from core_model import ModelConfig, Transformer, checkpoint
+from core_model import ModelConfig, Transformer, checkpoint, load
+from core_model.trace import run_with_trace
 from core_model.tokenizer import Tokenizer
 from viz_app import loaders
+from viz_app.sidebar import EXAMPLES
 from viz_app.text import safe_labels
-from tests.app.conftest import assert_clean, decode, named_chart, open_page
+from tests.app.conftest import assert_clean, decode, named_chart, named_z, open_page
 
 MODEL, SRC = "translate-en-fr", "the cat sees the dog"
 
@@ -167,3 +169,20 @@ def test_other_architectures_show_their_only_block(monkeypatch, tmp_path, name, 
         np.testing.assert_allclose(z(at, "x") @ z(at, "w_q") + bias, z(at, "q"), atol=1e-5)
     else:  # RoPE turns the projection by position, and the page says so
         assert any("RoPE" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("model", ["translate-en-fr", "lm-en-rope"])  # RoPE: q and k as rotated
+def test_inside_q_dot_k_each_row_of_products_sums_to_the_traces_raw_score(model):
+    loaded = load(loaders.MODELS_DIR / model)
+    ids = loaded.tokenizers["tgt" if model.startswith("lm") else "src"].encode(EXAMPLES[model])
+    src, tgt = (None, [loaded.config.bos_id] + ids) if model.startswith("lm") else (ids, [loaded.config.bos_id])
+    _, trace = run_with_trace(loaded.model, src, tgt)
+    stack = "decoder" if model.startswith("lm") else "encoder"
+    query = 2
+    raw = np.asarray(trace.attn(stack, 0, "self_attn").scores[0, 0, query], dtype=np.float64)
+    at = open_page("self_attention", model=model, **{"self_attention.query": query})
+    products = named_z(at, "self_attention.neuron").astype(np.float64)  # [keys, d_head]
+    keys = products.shape[0]
+    # float32 products summed over d_head: a few float32 steps of the largest product
+    np.testing.assert_allclose(products.sum(-1), raw[:keys], atol=1e-5 * np.abs(products).sum(-1).max())
+    assert products.shape[1] == loaded.config.d_head

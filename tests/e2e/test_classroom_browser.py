@@ -148,7 +148,8 @@ def test_predict_then_reveal_hides_the_answer_until_the_guess(browser, server, m
     wait_idle(page, charts=1)  # the stages before the scores are drawn
     assert page.get_by_text("Which key will the query").count() == 1
     # Streamlit names each element by its key in what it sends: the weights' charts were not sent at all
-    answering = (b"chart.self_attention.row", b"chart.self_attention.pattern", b"chart.self_attention.scores")
+    answering = (b"chart.self_attention.row", b"chart.self_attention.pattern", b"chart.self_attention.scores",
+                 b"chart.self_attention.neuron")
     assert not any(key in f for key in answering for f in frames)
     assert page.get_by_text("the model's answer").count() == 0 and page.get_by_text("Right:").count() == 0
     pills(page).filter(has_text=re.compile(f"^{re.escape(wrong)}$")).click()

@@ -53,6 +53,15 @@ STRINGS = {
     "self_attention.section.input": {"en": "1. The input", "zh": "1. 输入"},
     "self_attention.section.weights": {"en": "2. This head's weights", "zh": "2. 这个头的权重"},
     "self_attention.section.qkv": {"en": "3. Queries, keys, values", "zh": "3. 查询、键、值"},
+    "self_attention.neuron": {"en": "Inside q·k: the query's vector against each key's",
+                              "zh": "q·k 的内部：查询向量与每个键向量逐维相乘"},
+    "self_attention.neuron.caption": {
+        "en": "Each row multiplies {token}'s q by one key's k, dimension by dimension (q ⊙ k); the row's sum is that "
+              "key's raw score in QKᵀ above. A few large products of one sign decide a score: here {top} gets the "
+              "highest.",
+        "zh": "每一行把 {token} 的 q 与一个键的 k 逐维相乘（q ⊙ k），这一行的和就是上面 QKᵀ 中该键的原始得分。"
+              "少数几个同号的大乘积决定了得分：这里 {top} 的得分最高。"},
+    "self_attention.neuron.title": {"en": "q ⊙ k for the query {token}", "zh": "查询 {token} 的 q ⊙ k"},
     "self_attention.section.scores": {"en": "4. Scores and scaling", "zh": "4. 得分与缩放"},
     "self_attention.section.mask": {"en": "5. The mask", "zh": "5. 掩码"},
     "self_attention.section.softmax": {"en": "6. Softmax", "zh": "6. Softmax"},

@@ -9,9 +9,11 @@ import streamlit as st
 from .. import classroom, page
 from ..export import to_csv
 from ..figures import steps as figs
+from ..figures.heatmap import matrix
 from ..i18n import t
+from ..text import literal
 from ..views.predict import Question
-from ..views.self_attention import HeadSteps, Saturation, Step, query_rows
+from ..views.self_attention import HeadSteps, Saturation, Step, neuron, query_rows
 from . import predict
 
 ANSWERING = ("scores", "mask", "softmax", "heads", "output")  # the sections whose numbers answer the question
@@ -44,6 +46,8 @@ def section(hs: HeadSteps, name: str, group, query_label: str, unscaled: bool) -
     for column, s in zip(columns, group):
         with column:
             stage(s, hs.query)
+    if name == "scores":
+        inside(hs, query_label)
     if name == "softmax":
         names = [t(f"self_attention.row.{n}") for n in ("scores", "scaled_off" if unscaled else "scaled", "weights")]
         rows = query_rows(hs)
@@ -51,6 +55,18 @@ def section(hs: HeadSteps, name: str, group, query_label: str, unscaled: bool) -
             page.chart(figs.query_row(rows, names, hs.k_labels, t("self_attention.row.title", token=query_label),
                                       t("self_attention.axis.key")), "self_attention.row",
                        csv=partial(to_csv, rows, hs.k_labels, names))
+
+
+def inside(hs: HeadSteps, query_label: str) -> None:
+    """The query's q times each key's k, dimension by dimension: each row adds up to that key's raw score."""
+    n = neuron(hs)
+    dims = [str(d) for d in range(n.products.shape[1])]
+    st.markdown(f"**{t('self_attention.neuron')}**")
+    st.caption(t("self_attention.neuron.caption", token=literal(query_label),
+                 top=literal(hs.k_labels[int(n.scores.argmax())])))
+    page.chart(matrix(n.products, dims, hs.k_labels, t("self_attention.neuron.title", token=query_label), None,
+                      x_title=t("self_attention.axis.dim"), y_title=t("self_attention.axis.key")),
+               "self_attention.neuron", csv=partial(to_csv, n.products, dims, hs.k_labels))
 
 
 def stage(s: Step, query: int) -> None:

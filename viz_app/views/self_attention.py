@@ -192,6 +192,25 @@ def entropy_bits(weights) -> float:
 
 
 
+@dataclass(frozen=True)
+class Neuron:
+    """Inside q·k for the chosen query (BertViz's neuron view): its vector against each shown key's."""
+    q: np.ndarray  # [d_head] the query's vector (rotated, for RoPE)
+    k: np.ndarray  # [keys, d_head]
+    products: np.ndarray  # [keys, d_head]: q ⊙ k_j, dimension by dimension
+    scores: np.ndarray  # [keys]: each row's sum, q·k_j, the raw score
+
+
+def neuron(hs: HeadSteps) -> Neuron:
+    """The chosen query's q and the shown keys' k (the head's Q and K stages), their product per dimension
+    and its sum per key."""
+    stages = {s.name: s for _, group in hs.sections for s in group}
+    q = np.asarray(stages["q"].values[hs.query], dtype=np.float64)
+    k = np.asarray(stages["k"].values, dtype=np.float64)
+    products = q[None, :] * k
+    return Neuron(q, k, products, products.sum(-1))
+
+
 def query_rows(hs: HeadSteps) -> np.ndarray:
     """The chosen query's row at three stages over the shown keys: scores, scaled and masked, weights → [3, k]."""
     return np.stack([r[hs.query] for r in hs.rows])
