@@ -33,6 +33,21 @@ STRINGS = {
     "explorer.grid.hint": {
         "en": "layer {layer}, head {head}: click to enlarge",
         "zh": "第 {layer} 层，头 {head}：点击放大"},
+    "explorer.compare": {"en": "Compare two heads", "zh": "比较两个注意力头"},
+    "explorer.compare.a": {"en": "First head", "zh": "第一个头"},
+    "explorer.compare.b": {"en": "Second head", "zh": "第二个头"},
+    "explorer.compare.head": {"en": "{block}, layer {layer}, head {head}", "zh": "{block}，第 {layer} 层，第 {head} 个头"},
+    "explorer.compare.diff": {"en": "First − second (red: the first attends more)",
+                              "zh": "第一个 − 第二个（红色：第一个头更关注）"},
+    "explorer.compare.unlike": {
+        "en": "These two heads read different queries or keys (one of them reads the other sentence), so they have "
+              "no cell-by-cell difference: compare heads of blocks over the same tokens.",
+        "zh": "这两个头的查询或键不同（其中一个读的是另一句话），所以没有逐格的差：请比较作用在相同词元上的模块里的头。"},
+    "explorer.compare.col.query": {"en": "query", "zh": "查询"},
+    "explorer.compare.col.key": {"en": "key", "zh": "键"},
+    "explorer.compare.col.a": {"en": "first", "zh": "第一个"},
+    "explorer.compare.col.b": {"en": "second", "zh": "第二个"},
+    "explorer.compare.col.diff": {"en": "first − second", "zh": "第一个 − 第二个"},
     "explorer.query": {"en": "query", "zh": "查询"},
     "explorer.key": {"en": "key", "zh": "键"},
     "explorer.weight": {"en": "weight", "zh": "权重"},
