@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from core_model import load
 from core_model.tasks import TASKS, corpus
@@ -160,6 +161,26 @@ def wait_idle(page, charts: int = 0) -> None:
             window.__idleSince = window.__idleSince || now;
             return now - window.__idleSince > 300;
         }""", arg=charts, timeout=TIMEOUT_MS, polling=100)
+
+
+def pick(page, box, option: str, typed: bool = False) -> None:
+    """Pick `option` in the selectbox `box` (a locator) with the mouse; with `typed`, type it first, for a menu
+    that lists only some of its options at a time.
+
+    Just after a rerun, a click on a selectbox sometimes only focuses it and its menu stays shut
+    (Streamlit is still settling what it re-drew), so the click is repeated until the option shows.
+    """
+    choice = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):
+        box.locator("input").click()
+        if typed:
+            page.keyboard.type(option)
+        try:
+            choice.wait_for(timeout=5000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    choice.click()
 
 
 def sidebar_input(page, label: str):

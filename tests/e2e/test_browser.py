@@ -3,10 +3,9 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from tests.e2e.conftest import (PAGES, TIMEOUT_MS, plot_data, screenshot, sidebar_input, type_sentence, wait_idle,
-                                 x_ticks)
+from tests.e2e.conftest import (PAGES, TIMEOUT_MS, pick, plot_data, screenshot, sidebar_input, type_sentence,
+                                 wait_idle, x_ticks)
 
 NO_CHART_PAGES = {"overview"}  # its chart is graphviz, not plotly
 
@@ -40,20 +39,8 @@ def sidebar_select(page, label: str):
 
 
 def choose(page, label: str, option: str) -> None:
-    """Pick `option` in the sidebar selectbox `label` with the mouse, then wait for the rerun.
-
-    Just after a rerun, a click on a selectbox sometimes only focuses it and its menu stays shut
-    (Streamlit is still settling the sidebar it re-drew), so the click is repeated until the menu shows.
-    """
-    choice = page.get_by_role("option", name=option, exact=True)
-    for _ in range(5):
-        sidebar_select(page, label).locator("input").click()
-        try:
-            choice.wait_for(timeout=5000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-    choice.click()
+    """Pick `option` in the sidebar selectbox `label` with the mouse (conftest.pick), then wait for the rerun."""
+    pick(page, sidebar_select(page, label), option)
     page.wait_for_function("([label, option]) => document.querySelector(`input[aria-label='${label}']`).value === option",
                            arg=[label, option])
     wait_idle(page, charts=1)

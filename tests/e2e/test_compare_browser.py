@@ -1,7 +1,7 @@
 """Comparing two heads in a browser: pick the second head on the explorer, and its difference chart follows."""
 from __future__ import annotations
 
-from tests.e2e.conftest import wait_idle
+from tests.e2e.conftest import pick, wait_idle
 
 SECOND = "encoder self-attention, layer 2, head 3"
 
@@ -11,16 +11,7 @@ def test_choosing_two_heads_draws_their_difference(open_page):
     wait_idle(page, charts=1)
     picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Second head")
     picker.scroll_into_view_if_needed()
-    choice = page.get_by_role("option", name=SECOND, exact=True)
-    for _ in range(5):  # a click just after a rerun may only focus the box (tests/e2e/test_browser.py, choose)
-        picker.locator("input").click()
-        page.keyboard.type(SECOND)  # the menu lists a few of its 36 heads at a time: typing filters it
-        try:
-            choice.wait_for(timeout=5000)
-            break
-        except Exception:
-            page.keyboard.press("Escape")
-    choice.click()
+    pick(page, picker, SECOND, typed=True)  # the menu lists a few of its 36 heads at a time: typing filters it
     page.wait_for_function("() => new URL(location).searchParams.get('explorer.compare.b') === 'encoder.self_attn:2:3'")
     wait_idle(page, charts=1)
     titles = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
