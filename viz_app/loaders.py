@@ -17,6 +17,7 @@ import streamlit as st
 import torch
 
 from core_model import bert, checkpoint, decoding
+from core_model.attribution import Gradients, flow, gradients, rollout
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
 from core_model.masks import causal_mask
@@ -30,7 +31,7 @@ from core_model.train_log import TrainLog, read_log
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
 from .views.tokens import nearest
-from .text import clean, show_piece, token_labels, visible
+from .text import clean, piece, show_piece, token_labels, visible
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
@@ -163,6 +164,63 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),
                output, tuple(notices))
+
+
+# ----- attribution page ---------------------------------------------------------------------
+
+ATTRIBUTED_TOKENS = 128  # input tokens an attribution reads: integrated gradients runs the model hundreds of times
+FLOW_TOKENS = 48  # attention flow solves one maximum flow per input token over layers × n² edges
+
+
+@dataclass(frozen=True)
+class Attributed:
+    """One output's attributions over the input tokens it can depend on (core_model/attribution.py)."""
+    labels: tuple[str, ...]  # the input tokens: the source, or a decoder's tokens up to the position
+    methods: dict  # method → [n] per token: rollout, flow (absent past FLOW_TOKENS), times_input, integrated
+    explained: str  # the output token (a decoder), "" for an encoder's [CLS]
+    gradients: Gradients
+
+
+def explained_token(run: Run, position: int) -> int:
+    """The token output `position` is explained for: the next input token, or after the last, the model's pick."""
+    if position + 1 < len(run.tgt_ids):
+        return run.tgt_ids[position + 1]
+    return int(np.argmax(run.trace["logits"][0, position]))
+
+
+def read_and_next(now: Run) -> tuple[str, ...]:
+    """A decoder's tokens as a reader sees them, then the token the model picks after the last one."""
+    tokenizer = load_model(now.model).tokenizers["tgt"]
+    return tuple(piece(tokenizer, i) for i in (*now.tgt_ids, explained_token(now, len(now.tgt_ids) - 1)))
+
+
+@st.cache_data(max_entries=32, max_size="16MB", show_spinner=False)
+def attribution(name: str, src_text: str, tgt_text: str = "", position: int = 0) -> Attributed:
+    """The four attributions of output `position` (a decoder) or of the final [CLS] vector (an encoder)."""
+    loaded, now = load_model(name), run(name, src_text, tgt_text)
+    cfg = loaded.config
+    if cfg.architecture == "decoder":  # causal: the output at `position` reads the tokens up to it
+        tgt_ids, src_ids, labels = now.tgt_ids[:position + 1], (), now.tgt_labels[:position + 1]
+        stack, start = "decoder", np.eye(position + 1)[position]
+    else:
+        tgt_ids, src_ids, labels, stack = now.tgt_ids, now.src_ids, now.src_labels, "encoder"
+        start = np.eye(len(src_ids))[0]  # an encoder: its [CLS]
+        if cfg.has_decoder:  # the decoder's reading of the encoder: its cross-attention row, layers and heads averaged
+            start = np.mean([now.trace.attn("decoder", layer, "cross_attn").pattern[0, :, position]
+                             for layer in range(now.trace.n_layers("decoder"))], axis=(0, 1))
+    n = len(labels)
+    if n > ATTRIBUTED_TOKENS:  # the page offers no such output and says why
+        raise ValueError(f"Attribution reads at most {ATTRIBUTED_TOKENS} tokens; this input has {n}.")
+    patterns = [now.trace.attn(stack, layer, "self_attn").pattern[0][:, :n, :n]
+                for layer in range(now.trace.n_layers(stack))]
+    token = explained_token(now, position) if cfg.has_decoder else 0
+    found = gradients(loaded.model, src_ids, tgt_ids, position, token)
+    methods = {"rollout": rollout(patterns, start)[0]}
+    if n <= FLOW_TOKENS:
+        methods["flow"] = flow(patterns, start)
+    methods.update(times_input=found.times_input, integrated=found.integrated)
+    explained = piece(loaded.tokenizers["tgt"], token) if cfg.has_decoder else ""
+    return Attributed(labels, methods, explained, found)
 
 
 # ----- decoding page ------------------------------------------------------------------------

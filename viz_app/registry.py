@@ -22,6 +22,6 @@ class Page:
 
 
 PAGES = tuple(Page(name) for name in (
-    "overview", "tokens", "positional", "self_attention", "explorer", "masks", "decoding", "ffn_norm",
+    "overview", "tokens", "positional", "self_attention", "explorer", "masks", "decoding", "attribution", "ffn_norm",
     "worked_example", "training"))
 NAMES = tuple(p.name for p in PAGES)

@@ -32,6 +32,7 @@ NAMES = {
     "Transformer", "BERT", "GPT", "MiniLM", "WordPiece", "BPE", "sentencepiece", "PCA", "CSV", "PNG", "HTML", "MB",
     "KB", "GB", "AER", "Adam", "zip", "JSON", "safetensors", "pickle", "UTF", "ASCII", "CPU", "URL", "ID", "id",
     "ids", "English", "Hugging", "Face", "CLS", "SEP", "UNK", "PAD", "pad", "unk", "bos", "eos", "Enter",
+    "PyTorch", "Captum", "Abnar", "Zuidema",  # a library, and the authors a method is cited by
 }
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")  # d_model, W_Q, ffn.hidden: one word each
 _BYTE = re.compile(r"<0x[0-9A-Fa-f]{2}>")  # a byte-fallback token as the pages label it

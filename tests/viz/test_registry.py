@@ -7,7 +7,7 @@ from viz_app.registry import NAMES, PAGES, ROOT
 
 def test_registry_lists_every_page_file_once():
     files = sorted(p.stem for p in (ROOT / "app_pages").glob("*.py"))
-    assert sorted(NAMES) == files and len(set(NAMES)) == len(NAMES) == 10
+    assert sorted(NAMES) == files and len(set(NAMES)) == len(NAMES) == 11
     assert PAGES[0].name == "overview"  # the default page
     assert all((ROOT / p.path).is_file() and p.title_key == f"page.{p.name}" for p in PAGES)
 

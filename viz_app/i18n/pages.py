@@ -8,6 +8,7 @@ STRINGS = {
     "page.explorer": {"en": "Attention explorer", "zh": "注意力浏览器"},
     "page.masks": {"en": "Masks", "zh": "掩码"},
     "page.decoding": {"en": "Decoding", "zh": "解码"},
+    "page.attribution": {"en": "Attribution", "zh": "归因"},
     "page.ffn_norm": {"en": "FFN, residual & normalization", "zh": "前馈网络、残差与归一化"},
     "page.worked_example": {"en": "Worked example", "zh": "手算示例"},
     "page.training": {"en": "Training", "zh": "训练"},
