@@ -1,12 +1,18 @@
-"""Comparing two heads on the explorer: the difference drawn is head A − head B exactly, over the arrays drawn."""
+"""Comparing on the explorer: the difference drawn is head A − head B exactly, over the arrays drawn; on two sentences
+or two models, over the tokens both runs share."""
+import functools
+
 import numpy as np
 
 from core_model import load
 from core_model.trace import run_with_trace
-from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR
+from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR, available_models, model_folder
+from viz_app.place.compare import SECOND_SENTENCES
 from viz_app.sidebar import EXAMPLES
+from viz_app.text import token_labels
+from viz_app.views.compare import align
 
-from .conftest import assert_clean, chart_names, named_z, open_page
+from .conftest import assert_clean, chart_names, named_chart, named_z, open_page
 
 
 def test_the_difference_is_the_first_head_minus_the_second_and_the_heads_are_the_models():
@@ -31,3 +37,122 @@ def test_heads_over_different_tokens_are_shown_without_a_difference():
     assert_clean(at)
     assert "explorer.compare.b" in chart_names(at) and "explorer.compare.diff" not in chart_names(at)
     assert any("no cell-by-cell difference" in i.value for i in at.info)
+
+
+# ----- one head on two sentences, one sentence on two models: aligned by token ------------------------------------
+
+CAT, CATS = "the cat sat on the mat", "the cats sat on the mat"
+
+
+@functools.lru_cache(maxsize=None)
+def shipped(name: str):
+    return load(model_folder(name))
+
+
+def encoder_pattern(sentence: str, layer: int, head: int):
+    """The translator's encoder weights on `sentence`, from the core (the decoder's input does not reach them)."""
+    loaded = shipped(DEFAULT_MODEL)
+    ids = loaded.tokenizers["src"].encode(sentence)
+    _, trace = run_with_trace(loaded.model, ids, [loaded.config.bos_id])
+    return ids, trace.attn("encoder", layer, "self_attn").pattern[0, head]
+
+
+def test_one_head_on_a_minimal_pair_differs_over_the_shared_tokens_only():
+    at = open_page("explorer", src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": CATS,
+                                           "explorer.compare.a": "encoder.self_attn:1:2"})
+    assert_clean(at)
+    ids_a, a = encoder_pattern(CAT, 1, 2)
+    ids_b, b = encoder_pattern(CATS, 1, 2)
+    kept = [i for i, (x, y) in enumerate(zip(ids_a, ids_b)) if x == y]
+    assert len(ids_a) == len(ids_b) and kept == [0, *range(2, len(ids_a))]  # "cat" and "cats" are one token each
+    np.testing.assert_array_equal(named_z(at, "explorer.compare.a"), a)
+    np.testing.assert_array_equal(named_z(at, "explorer.compare.b"), b)
+    diff = named_z(at, "explorer.compare.diff")
+    np.testing.assert_array_equal(diff, a[kept][:, kept] - b[kept][:, kept])  # float32 − float32, rounded once
+    labels = token_labels(shipped(DEFAULT_MODEL).tokenizers["src"], ids_a)
+    assert list(named_chart(at, "explorer.compare.diff")["data"][0]["y"]) == [labels[i] for i in kept]
+    assert any("1 of the first (`1·cat`) and 1 of the second (`1·cats`)" in c.value for c in at.caption)
+    assert np.isclose(abs(at.dataframe[-1].value.iloc[0, 4]), np.abs(diff).max(), atol=1e-6)  # the table: shared cells
+
+
+def decoder_pattern(name: str, sentence: str, layer: int, head: int):
+    loaded = shipped(name)
+    ids = [loaded.config.bos_id, *loaded.tokenizers["tgt"].encode(sentence)]
+    _, trace = run_with_trace(loaded.model, None, ids)
+    return trace.attn("decoder", layer, "self_attn").pattern[0, head]
+
+
+def test_one_sentence_on_two_models_with_one_tokenizer_differs_at_every_cell():
+    at = open_page("explorer", model="lm-en", src=EXAMPLES["lm-en"],
+                   **{"explorer.compare.mode": "models", "explorer.compare.model": "lm-en-rope",
+                      "explorer.compare.a": "decoder.self_attn:2:1",
+                      "explorer.compare.model_head": "decoder.self_attn:1:3"})
+    assert_clean(at)
+    a = decoder_pattern("lm-en", EXAMPLES["lm-en"], 2, 1)
+    b = decoder_pattern("lm-en-rope", EXAMPLES["lm-en"], 1, 3)
+    np.testing.assert_array_equal(named_z(at, "explorer.compare.a"), a)
+    np.testing.assert_array_equal(named_z(at, "explorer.compare.b"), b)
+    np.testing.assert_array_equal(named_z(at, "explorer.compare.diff"), a - b)
+    assert any("Every token has its match" in c.value for c in at.caption)
+    assert at.query_params["explorer.compare.model"] == "lm-en-rope"
+    assert at.query_params["explorer.compare.model_head"] == "decoder.self_attn:1:3"
+
+
+def test_a_link_reopens_the_mode_the_second_sentence_and_the_second_model():
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    links = {"sentences": {"explorer.compare.text": CATS}, "models": {"explorer.compare.model": "reverse"}}
+    for mode, link in links.items():
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update({"src": CAT, "explorer.compare.mode": mode, **link})
+        at.switch_page("app_pages/explorer.py")
+        at.run()
+        assert_clean(at)
+        assert at.radio(key="explorer.compare.mode").value == mode
+        assert not [w.value for w in at.warning if "explorer.compare" in w.value]  # no part of the link refused
+        for key, value in link.items():
+            assert at.session_state[key] == value and at.query_params[key] == value  # shown, and still in the link
+        assert "explorer.compare.diff" in chart_names(at)
+
+
+def test_an_empty_or_unreadable_second_sentence_is_said_not_raised():
+    for text in ("   ", "\x00\x07"):
+        at = open_page("explorer", **{"explorer.compare.mode": "sentences", "explorer.compare.text": text})
+        assert_clean(at)
+        assert any("Type a second sentence to compare with" in i.value for i in at.info)
+        assert "explorer.compare.b" not in chart_names(at) and "explorer.compare.diff" not in chart_names(at)
+
+
+def test_the_second_sentence_starts_as_a_minimal_pair_and_follows_the_model_until_edited():
+    for name in (m for m in SECOND_SENTENCES if m in available_models()):
+        first, second = EXAMPLES[name].split(), SECOND_SENTENCES[name].split()
+        assert len(first) == len(second) and sum(x != y for x, y in zip(first, second)) == 1
+        tokenizer = shipped(name).tokenizers["src" if shipped(name).config.has_encoder else "tgt"]
+        labels = [token_labels(tokenizer, tokenizer.encode(s)) for s in (EXAMPLES[name], SECOND_SENTENCES[name])]
+        kept = align(*labels)
+        assert [len(labels[w]) - len(kept[w]) for w in (0, 1)] == [1, 1], name  # one token each side left out
+    at = open_page("explorer", **{"explorer.compare.mode": "sentences"})
+    assert at.text_input(key="explorer.compare.text").value == SECOND_SENTENCES[DEFAULT_MODEL]
+    at.selectbox(key="model").set_value("lm-en").run()
+    assert at.text_input(key="explorer.compare.text").value == SECOND_SENTENCES["lm-en"]
+    at.text_input(key="explorer.compare.text").input("the old dog").run()
+    at.selectbox(key="model").set_value("lm-en-rope").run()
+    assert at.text_input(key="explorer.compare.text").value == "the old dog"
+
+
+def test_every_mode_speaks_chinese():
+    import re
+
+    from tests.app.test_language import ENGLISH_PHRASE, model_words, ui_texts
+
+    for mode in ("sentences", "models"):
+        at = open_page("explorer", lang="zh", **{"explorer.compare.mode": mode})
+        assert_clean(at)
+        allowed = model_words(at) | set(re.findall(r"[A-Za-z]+", at.session_state["explorer.compare.text"]
+                                                   if "explorer.compare.text" in at.session_state else ""))
+        prose = [re.sub(r"`[^`]*`", " ", text) for text in ui_texts(at)]  # tokens are shown as code spans
+        phrases = [p for text in prose for p in ENGLISH_PHRASE.findall(text)]
+        assert [p for p in phrases if not set(re.findall(r"[A-Za-z]+", p)) <= allowed] == []
+        assert "两个句子" in at.radio(key="explorer.compare.mode").options

@@ -1,9 +1,11 @@
-"""Comparing two heads in a browser: pick the second head on the explorer, and its difference chart follows."""
+"""Comparing in a browser: pick the second head on the explorer, and its difference chart follows; or compare one
+head on the sidebar's sentence and a second one typed here, aligned by token."""
 from __future__ import annotations
 
-from tests.e2e.conftest import pick, wait_idle
+from tests.e2e.conftest import pick, plot_data, wait_idle
 
 SECOND = "encoder self-attention, layer 2, head 3"
+CARS = "the small girl does not see the red cars"  # the sidebar's example with one word changed
 
 
 def test_choosing_two_heads_draws_their_difference(open_page):
@@ -18,4 +20,20 @@ def test_choosing_two_heads_draws_their_difference(open_page):
                            ".map(p => p.layout && p.layout.title && p.layout.title.text)")
     assert any(SECOND in (title or "") for title in titles)
     assert any("First − second" in (title or "") for title in titles)
+    assert rec.page_errors == []
+
+
+def test_typing_a_second_sentence_draws_the_difference_over_the_shared_tokens(open_page):
+    page, rec = open_page("explorer")
+    wait_idle(page, charts=1)
+    page.locator('[data-testid="stRadio"]').get_by_text("two sentences", exact=True).click()
+    wait_idle(page, charts=1)
+    box = page.get_by_label("Second sentence (press Enter)", exact=True)
+    box.fill(CARS)
+    box.press("Enter")
+    page.wait_for_function("(text) => new URL(location).searchParams.get('explorer.compare.text') === text", arg=CARS)
+    wait_idle(page, charts=1)
+    rows = plot_data(page, name="First − second")[0]["y"]
+    assert rows[0] == "0·the" and "11·d" in rows and not any("car" in row for row in rows)  # car / cars left out
+    assert "12·cars" in page.locator('[data-testid="stCaptionContainer"]').filter(has_text="Left out").inner_text()
     assert rec.page_errors == []

@@ -40,9 +40,44 @@ STRINGS = {
     "explorer.compare.diff": {"en": "First − second (red: the first attends more)",
                               "zh": "第一个 − 第二个（红色：第一个头更关注）"},
     "explorer.compare.unlike": {
-        "en": "These two heads read different queries or keys (one of them reads the other sentence), so they have "
-              "no cell-by-cell difference: compare heads of blocks over the same tokens.",
-        "zh": "这两个头的查询或键不同（其中一个读的是另一句话），所以没有逐格的差：请比较作用在相同词元上的模块里的头。"},
+        "en": "These two heads read different queries or keys (one of them reads the output, the other the typed "
+              "sentence), so they have no cell-by-cell difference: compare heads whose queries and keys read the "
+              "same text.",
+        "zh": "这两个头的查询或键不同（一个读的是输出，另一个读的是输入的句子），所以没有逐格的差："
+              "请比较查询和键读取同一段文字的头。"},
+    "explorer.compare.disjoint": {
+        "en": "No token of the one matches a token of the other, so there is no cell to subtract.",
+        "zh": "两边没有任何一个词元能对应上，所以没有可以相减的格子。"},
+    "explorer.compare.mode": {"en": "Compare", "zh": "比较方式"},
+    "explorer.compare.mode.heads": {"en": "two heads", "zh": "两个头"},
+    "explorer.compare.mode.sentences": {"en": "two sentences", "zh": "两个句子"},
+    "explorer.compare.mode.models": {"en": "two models", "zh": "两个模型"},
+    "explorer.compare.a.both": {"en": "Head (the same on both sentences)", "zh": "注意力头（两个句子用同一个）"},
+    "explorer.compare.text": {"en": "Second sentence (press Enter)", "zh": "第二个句子（按回车）"},
+    "explorer.compare.text.help": {
+        "en": "Change a word or two of the sidebar's sentence: the tokens the two sentences share are lined up, "
+              "and the difference is taken over them.",
+        "zh": "把侧栏句子里的一两个词换掉：两个句子共有的词元会一一对齐，差值只在这些词元上计算。"},
+    "explorer.compare.text.empty": {
+        "en": "Type a second sentence to compare with: this one is empty, or nothing readable is left once control "
+              "and broken characters are removed.",
+        "zh": "请输入用来比较的第二个句子：当前句子为空，或者删除控制字符和残缺字符后已没有可读的内容。"},
+    "explorer.compare.model": {"en": "Second model", "zh": "第二个模型"},
+    "explorer.compare.model_head": {"en": "Head of the second model", "zh": "第二个模型的注意力头"},
+    "explorer.compare.model.unreadable": {
+        "en": "The second model cannot read this sentence: pick another model.",
+        "zh": "第二个模型读不了这个句子：请换一个模型。"},
+    "explorer.compare.title.a": {"en": "First sentence: {head}", "zh": "第一个句子：{head}"},
+    "explorer.compare.title.b": {"en": "Second sentence: {head}", "zh": "第二个句子：{head}"},
+    "explorer.compare.title.model": {"en": "{model}: {head}", "zh": "{model}：{head}"},
+    "explorer.compare.matched.all": {
+        "en": "Every token has its match in the other run, so the difference covers them all.",
+        "zh": "每个词元在另一边都有对应，所以差值覆盖全部词元。"},
+    "explorer.compare.matched": {
+        "en": "The difference covers the tokens both runs share (a token at different positions is labelled with "
+              "both, first/second). Left out: {n_a} of the first ({a}) and {n_b} of the second ({b}).",
+        "zh": "差值只覆盖两边共有的词元（位置不同的词元同时标出两个位置：第一个/第二个）。"
+              "未对应的：第一个中 {n_a} 个（{a}），第二个中 {n_b} 个（{b}）。"},
     "explorer.compare.col.query": {"en": "query", "zh": "查询"},
     "explorer.compare.col.key": {"en": "key", "zh": "键"},
     "explorer.compare.col.a": {"en": "first", "zh": "第一个"},
