@@ -521,3 +521,80 @@ def teacher_batch(name: str) -> TeacherBatch:
               for key, (side, ids) in sides.items() if ids is not None}
     return TeacherBatch(None if batch["src"] is None else batch["src"].numpy(), batch["tgt_in"].numpy(),
                         batch["tgt_out"].numpy(), loss.view(batch["tgt_out"].shape).numpy().astype(np.float64), pieces)
+
+
+# ----- positional page: every encoding on one sentence (place/encodings.py, views/encodings.py) -----
+
+# Each positional encoding as a shipped model uses it (its config.json's "positional").
+ENCODING_MODELS = {"sinusoidal": DEFAULT_MODEL, "learned": bert.MINILM, "rope": "lm-en-rope", "alibi": "lm-en"}
+ENCODING_TOKENS = 32  # positions shown at most: a 32 × 32 pattern reads at a glance
+
+
+@dataclass(frozen=True)
+class EncodingRun:
+    """One model's layer-0 self-attention on the first ENCODING_TOKENS tokens of a sentence (split by its own
+    tokenizer), and what its position signal is made of. Fields of other kinds are None."""
+    model: str
+    kind: str  # the config's positional: sinusoidal, learned, rope, alibi
+    labels: tuple[str, ...]  # [n] the tokens the model reads, with their positions
+    causal: bool  # layer 0 is a decoder's: a query sees no later key
+    pattern: np.ndarray  # [h, n, n] layer 0's self-attention weights on the sentence (the trace's)
+    d_head: int
+    base: float  # RoPE's base
+    pos: np.ndarray | None = None  # sinusoidal, learned: [n, d_model] the vectors added to the tokens (the trace's)
+    pos_q: np.ndarray | None = None  # sinusoidal, learned: [h, n, d_head] layer 0's queries from positions alone
+    pos_k: np.ndarray | None = None  # [h, n, d_head] its keys from positions alone
+    plain_q: np.ndarray | None = None  # rope: [h, n, d_head] layer 0's queries on the sentence, before the rotation
+    plain_k: np.ndarray | None = None  # [h, n, d_head] its keys, before the rotation
+    slopes: np.ndarray | None = None  # alibi: [h] each head's penalty per token of distance
+
+
+def encoding_ids(loaded: checkpoint.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(src, tgt) ids of the first ENCODING_TOKENS tokens, laid out as `run` lays them out: a decoder-only
+    model reads <s> first; an encoder-decoder's encoder reads the text (its decoder only <s>)."""
+    cfg = loaded.config
+    if cfg.architecture == "decoder":
+        return (), (cfg.bos_id, *prepare(loaded.tokenizers["tgt"], text, ENCODING_TOKENS - 1).ids)
+    src = prepare(loaded.tokenizers["src"], text, ENCODING_TOKENS).ids
+    return src, (cfg.bos_id,) if cfg.has_decoder else ()
+
+
+def position_input(model, cfg, n: int) -> torch.Tensor:
+    """What layer 0's self-attention reads at positions 0 … n-1 when every token vector is zero: the position
+    vectors (+ token type 0's vector, which BERT adds to every token), through the embedding's norm (BERT's)
+    and, in a pre-norm layer, through norm1: [n, d_model]."""
+    embed = model.src_embed if cfg.has_encoder else model.tgt_embed
+    x = embed.pos(torch.arange(n))  # [n, d_model]
+    if embed.token_type is not None:
+        x = x + embed.token_type.weight[0]
+    if embed.norm is not None:
+        x = embed.norm(x)
+    layer = (model.encoder if cfg.has_encoder else model.decoder).layers[0]
+    return layer.norm1(x) if layer.pre_norm else x
+
+
+@st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
+def encoding_run(name: str, text: str) -> EncodingRun:
+    """Trace model `name` on the first ENCODING_TOKENS tokens of `text` and keep its layer 0's self-attention."""
+    loaded = load_model(name)
+    model, cfg = loaded.model, loaded.config
+    src, tgt = encoding_ids(loaded, text)
+    side, stack = ("src", "encoder") if cfg.has_encoder else ("tgt", "decoder")
+    keep = [f"{side}_embed.pos", *(f"{stack}.layers.0.{leaf}" for leaf in ("resid_pre", "norm1", "self_attn.pattern"))]
+    _, trace = run_with_trace(model, list(src) or None, list(tgt) or None, names=keep)
+    ids = src if cfg.has_encoder else tgt
+    attn = getattr(model, stack).layers[0].self_attn
+    fields = {}
+    with torch.no_grad():
+        if cfg.positional in ("sinusoidal", "learned"):
+            x = position_input(model, cfg, len(ids))[None]  # [1, n, d_model]
+            fields = dict(pos=trace[f"{side}_embed.pos"][0], pos_q=attn.split(attn.q_proj(x))[0].numpy(),
+                          pos_k=attn.split(attn.k_proj(x))[0].numpy())
+        elif cfg.positional == "rope":  # what W_Q and W_K make of the sentence, before rope_rotate turns it
+            read = "norm1" if cfg.norm_placement == "pre" else "resid_pre"
+            x = torch.tensor(trace.layer(stack, 0, read))  # [1, n, d_model], a copy (the trace's is read-only)
+            fields = dict(plain_q=attn.split(attn.q_proj(x))[0].numpy(), plain_k=attn.split(attn.k_proj(x))[0].numpy())
+        elif cfg.positional == "alibi":
+            fields = dict(slopes=alibi_slopes(cfg.n_heads).numpy())
+    return EncodingRun(name, cfg.positional, token_labels(loaded.tokenizers[side], ids), cfg.architecture == "decoder",
+                       trace.attn(stack, 0).pattern[0], cfg.d_head, cfg.positional_base, **fields)
