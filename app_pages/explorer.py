@@ -8,7 +8,7 @@ from viz_app import classroom, page, sidebar, state
 from viz_app.export import grid_csv, to_csv
 from viz_app.figures import attention as fa
 from viz_app.i18n import named, t
-from viz_app.place import compare, explorer as place, predict
+from viz_app.place import compare, explorer as place, predict, qk_space
 from viz_app.views import blocks, explorer as view, predict as asking
 
 ss = st.session_state
@@ -53,3 +53,4 @@ with noted:
     page.show_noted()
 page.chart(stat_fig, "explorer.stats", csv=partial(to_csv, stats.values[stat], heads, layers))
 compare.compare(run, cfg)
+qk_space.section(cfg, block)
