@@ -123,3 +123,42 @@ def flow(patterns, sink: np.ndarray) -> np.ndarray:
                              for i, j in zip(*np.nonzero(mixed)))
     graph.add_edges_from(((top, j), "out", {"capacity": float(w)}) for j, w in enumerate(sink) if w > 0)
     return np.array([nx.maximum_flow_value(graph, (0, i), "out") for i in range(n)])
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """One output's four attributions over the n input tokens it can depend on."""
+    methods: dict  # "rollout", "flow" (only up to `flow_tokens` inputs), "times_input", "integrated" → [n]
+    token: int  # the token explained (0 for an encoder's [CLS])
+    gradients: Gradients
+
+
+def explained_token(trace, tgt_ids, position: int) -> int:
+    """What output `position` is explained for: the next input token, or after the last one, the model's pick."""
+    return tgt_ids[position + 1] if position + 1 < len(tgt_ids) else int(np.argmax(trace["logits"][0, position]))
+
+
+def attribute(model, trace, src_ids, tgt_ids, position: int = 0, flow_tokens: int = 48) -> Attribution:
+    """The four attributions of output `position` (a model with a decoder) or of the final [CLS] vector (an encoder),
+    from `trace` (the model's traced run on src_ids, tgt_ids) and the model's gradients.
+
+    A decoder-only model's output reads the tokens up to `position`; a translator's, the source, where rollout and
+    flow start from the decoder's cross-attention row at `position` (averaged over its layers and heads) and go down
+    the encoder, leaving out what reaches the output through earlier target tokens; an encoder's [CLS] reads all.
+    """
+    if model.cfg.architecture == "decoder":
+        n, stack, start = position + 1, "decoder", np.eye(position + 1)[position]
+        src_ids, tgt_ids = (), tuple(tgt_ids)[:n]
+    else:
+        n, stack, start = len(src_ids), "encoder", np.eye(len(src_ids))[0]
+        if model.cfg.has_decoder:
+            start = np.mean([trace.attn("decoder", layer, "cross_attn").pattern[0, :, position]
+                             for layer in range(trace.n_layers("decoder"))], axis=(0, 1))
+    patterns = [trace.attn(stack, layer, "self_attn").pattern[0][:, :n, :n] for layer in range(trace.n_layers(stack))]
+    token = explained_token(trace, tgt_ids, position) if model.cfg.has_decoder else 0
+    found = gradients(model, src_ids, tgt_ids, position, token)
+    methods = {"rollout": rollout(patterns, start)[0]}
+    if n <= flow_tokens:
+        methods["flow"] = flow(patterns, start)
+    methods.update(times_input=found.times_input, integrated=found.integrated)
+    return Attribution(methods, token, found)

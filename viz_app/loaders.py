@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from core_model import bert, checkpoint, decoding
-from core_model.attribution import Gradients, flow, gradients, rollout
+from core_model.attribution import Gradients, attribute, explained_token
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
 from core_model.masks import causal_mask
@@ -182,17 +182,11 @@ class Attributed:
     gradients: Gradients
 
 
-def explained_token(run: Run, position: int) -> int:
-    """The token output `position` is explained for: the next input token, or after the last, the model's pick."""
-    if position + 1 < len(run.tgt_ids):
-        return run.tgt_ids[position + 1]
-    return int(np.argmax(run.trace["logits"][0, position]))
-
-
 def read_and_next(now: Run) -> tuple[str, ...]:
     """A decoder's tokens as a reader sees them, then the token the model picks after the last one."""
     tokenizer = load_model(now.model).tokenizers["tgt"]
-    return tuple(piece(tokenizer, i) for i in (*now.tgt_ids, explained_token(now, len(now.tgt_ids) - 1)))
+    return tuple(piece(tokenizer, i) for i in (*now.tgt_ids, explained_token(now.trace, now.tgt_ids,
+                                                                               len(now.tgt_ids) - 1)))
 
 
 @st.cache_data(max_entries=32, max_size="16MB", show_spinner=False)
@@ -200,28 +194,12 @@ def attribution(name: str, src_text: str, tgt_text: str = "", position: int = 0)
     """The four attributions of output `position` (a decoder) or of the final [CLS] vector (an encoder)."""
     loaded, now = load_model(name), run(name, src_text, tgt_text)
     cfg = loaded.config
-    if cfg.architecture == "decoder":  # causal: the output at `position` reads the tokens up to it
-        tgt_ids, src_ids, labels = now.tgt_ids[:position + 1], (), now.tgt_labels[:position + 1]
-        stack, start = "decoder", np.eye(position + 1)[position]
-    else:
-        tgt_ids, src_ids, labels, stack = now.tgt_ids, now.src_ids, now.src_labels, "encoder"
-        start = np.eye(len(src_ids))[0]  # an encoder: its [CLS]
-        if cfg.has_decoder:  # the decoder's reading of the encoder: its cross-attention row, layers and heads averaged
-            start = np.mean([now.trace.attn("decoder", layer, "cross_attn").pattern[0, :, position]
-                             for layer in range(now.trace.n_layers("decoder"))], axis=(0, 1))
-    n = len(labels)
-    if n > ATTRIBUTED_TOKENS:  # the page offers no such output and says why
-        raise ValueError(f"Attribution reads at most {ATTRIBUTED_TOKENS} tokens; this input has {n}.")
-    patterns = [now.trace.attn(stack, layer, "self_attn").pattern[0][:, :n, :n]
-                for layer in range(now.trace.n_layers(stack))]
-    token = explained_token(now, position) if cfg.has_decoder else 0
-    found = gradients(loaded.model, src_ids, tgt_ids, position, token)
-    methods = {"rollout": rollout(patterns, start)[0]}
-    if n <= FLOW_TOKENS:
-        methods["flow"] = flow(patterns, start)
-    methods.update(times_input=found.times_input, integrated=found.integrated)
-    explained = piece(loaded.tokenizers["tgt"], token) if cfg.has_decoder else ""
-    return Attributed(labels, methods, explained, found)
+    labels = now.tgt_labels[:position + 1] if cfg.architecture == "decoder" else now.src_labels
+    if len(labels) > ATTRIBUTED_TOKENS:  # the page offers no such output and says why
+        raise ValueError(f"Attribution reads at most {ATTRIBUTED_TOKENS} tokens; this input has {len(labels)}.")
+    found = attribute(loaded.model, now.trace, now.src_ids, now.tgt_ids, position, FLOW_TOKENS)
+    explained = piece(loaded.tokenizers["tgt"], found.token) if cfg.has_decoder else ""
+    return Attributed(labels, found.methods, explained, found.gradients)
 
 
 # ----- decoding page ------------------------------------------------------------------------
