@@ -4,8 +4,8 @@ import streamlit as st
 
 from viz_app import classroom, loaders, page
 from viz_app.i18n import t
-from viz_app.place import attribution as place
-from viz_app.views import attribution as view
+from viz_app.place import attribution as place, predict
+from viz_app.views import attribution as view, predict as asking
 
 ss = st.session_state
 cfg = page.start()
@@ -23,8 +23,11 @@ if cfg.has_encoder and len(run.src_labels) > loaders.ATTRIBUTED_TOKENS:
     st.stop()
 with st.spinner(t("attribution.spinner")):
     found = loaders.attribution(ss["model"], ss["src"], ss.get("tgt", ""), position)
+grads = found.gradients
+context = "|".join(map(str, (ss["model"], ss["src"], ss.get("tgt", ""), position)))
+if not predict.ask(asking.most_credited(grads.integrated, found.labels, found.explained, context)):
+    st.stop()  # every chart below answers it
 side = view.side_by_side(found.methods, found.labels)
 place.side_by_side(side, found.explained)
-grads = found.gradients
 place.completeness(view.completeness(grads.integrated, grads.f_input, grads.f_baseline), grads.steps)
 place.about(side.methods, "flow" not in found.methods, loaders.FLOW_TOKENS, cfg.architecture == "encoder-decoder")

@@ -104,3 +104,21 @@ def test_the_lesson_panel_shows_its_step_and_says_when_the_step_is_on_another_pa
     assert any("Self-attention step by step" in c.value for c in elsewhere.caption)
     last = open_page("training", lesson=10, lang="zh")
     assert last.button(key="lesson.next").label == "结束课程"
+
+
+def test_the_attribution_page_asks_which_token_gets_the_most_credit_and_the_table_agrees():
+    at = open_page("attribution", predict=True, timeout=120)
+    assert_clean(at)
+    assert chart_names(at) == [] and not at.dataframe  # the chart and the table would answer it
+    pick = question(at)
+    src = load(MODELS_DIR / "translate-en-fr").tokenizers["src"].encode(EXAMPLES["translate-en-fr"])
+    assert len(pick.options) == len(src)  # the source tokens
+    pick.set_value(0).run()
+    assert_clean(at)
+    credit = at.dataframe[0].value["Integrated gradients"].to_numpy()
+    best = int(np.argmax(credit))
+    assert "attribution.methods" in chart_names(at)
+    if best == 0:
+        assert "Right" in at.success[0].value and f"{credit[0]:.3f}" in at.success[0].value
+    else:
+        assert "Not this time" in at.error[0].value and f"{credit[best]:.3f}" in at.error[0].value

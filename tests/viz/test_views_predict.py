@@ -53,3 +53,12 @@ def test_a_question_is_new_when_its_context_or_options_change():
     assert a.id == predict.strongest_key([0.2, 0.8], "0·a", ("0·a", "1·b"), "model|text|layer 0").id
     assert a.id != predict.strongest_key([0.1, 0.9], "0·a", ("0·a", "1·b"), "model|text|layer 1").id
     assert a.id != predict.strongest_key([0.1, 0.9], "0·a", ("0·a", "1·c"), "model|text|layer 0").id
+
+
+def test_most_credited_is_the_largest_signed_attribution():
+    from viz_app.views.predict import most_credited
+
+    q = most_credited([0.2, -0.9, 0.5], ("0·a", "1·b", "2·c"), "la", "ctx")
+    assert q.answer == frozenset({2}) and q.value == "0.500"  # a large negative credit is not the most credit
+    assert q.prompt == ("predict.q.credited", {"token": "la"}) and q.options == ("0·a", "1·b", "2·c")
+    assert most_credited([1.0, 0.0], ("a", "b"), "", "ctx").prompt == ("predict.q.credited_cls", {})

@@ -32,6 +32,12 @@ STRINGS = {
     "predict.q.similar_position": {
         "en": "Which other position's encoding is most like that of position {position} (largest dot product)?",
         "zh": "哪个其他位置的编码与位置 {position} 的编码最相似（点积最大）？"},
+    "predict.q.credited": {
+        "en": "Which input token do integrated gradients credit most for predicting {token}?",
+        "zh": "在预测 {token} 时，积分梯度认为哪个输入词元贡献最大？"},
+    "predict.q.credited_cls": {
+        "en": "Which input token do integrated gradients credit most for the final [CLS] vector?",
+        "zh": "对最后的 [CLS] 向量，积分梯度认为哪个输入词元贡献最大？"},
     "predict.decoder_input": {"en": "The decoder's input so far", "zh": "到目前为止解码器的输入"},
     "predict.check": {"en": "Check", "zh": "核对"},
     "predict.hidden": {"en": "The chart that answers it appears once you have guessed.",

@@ -84,3 +84,12 @@ def most_similar_position(similarity, position: int, context: str, limit: int = 
     best = frozenset(int(i) for i in np.flatnonzero(row >= row.max() - 1e-4 * abs(row.max())))
     return Question("positional", context, ("predict.q.similar_position", {"position": position}),
                     tuple(str(p) for p in others), best, f"{row.max():.3f}")
+
+
+def most_credited(integrated, labels, token: str, context: str) -> Question:
+    """Attribution: which input token do integrated gradients credit most for the output (`token`, or "" for an
+    encoder's [CLS] vector)? `integrated`: [n] per input token, signed; the largest value is the answer."""
+    row = np.asarray(integrated, dtype=np.float64)
+    best = int(np.argmax(row))
+    prompt = ("predict.q.credited", {"token": token}) if token else ("predict.q.credited_cls", {})
+    return Question("attribution", context, prompt, tuple(labels), frozenset({best}), f"{row[best]:.3f}")
