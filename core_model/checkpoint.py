@@ -3,7 +3,7 @@ and optionally what training kept: train_log.csv (train_log.py) and attention_st
 
 Loading checks every field, file and tensor shape and says what is wrong in one sentence.
 Nothing is unpickled: safetensors and JSON hold data only, so no code from a file ever runs.
-`load` also takes a Hugging Face BERT folder, which it hands to bert.load.
+`load` also takes a Hugging Face BERT or GPT-2 folder, which it hands to bert.load or gpt2.load.
 A checkpoint a user brings comes in through extract_zip (an uploaded zip) or copy_folder, which
 write only the files a load reads, within size limits, and never where the zip says.
 """
@@ -22,11 +22,12 @@ from pathlib import Path
 import torch
 from safetensors.torch import save as save_safetensors
 
-from . import bert
+from . import bert, gpt2
 from .config import ModelConfig
 from .messages import coded, shortened
 from .model import Transformer
-# What this loader shares with bert.load lives in safe_load, below both; its names stay importable from here.
+# What this loader shares with bert.load and gpt2.load lives in safe_load, below all three; its names stay
+# importable from here.
 from .safe_load import (CARD, CONFIG, MAX_FILE_BYTES, MAX_LAYERS, MAX_WEIGHT_BYTES, WEIGHTS,  # noqa: F401
                         CheckpointError, Loaded, check_size, read_json_file, read_tensors, required,
                         safetensors_problem, size_text, within_limit)
@@ -34,7 +35,7 @@ from .tokenizer import Tokenizer
 from .snapshots import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE
 from .train_log import LOG_FILE, MAX_LOG_BYTES
 
-# Every file a load reads or keeps: ours, what training kept, and a BERT folder's tokenizer.json.
+# Every file a load reads or keeps: ours, what training kept, and a BERT or GPT-2 folder's tokenizer.json.
 # Nothing else is opened, unpacked or copied.
 FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, "tokenizer.json")
 KEPT_LIMITS = {LOG_FILE: MAX_LOG_BYTES, SNAPSHOT_FILE: MAX_SNAPSHOT_BYTES}  # read whole by the app: kept far smaller
@@ -181,6 +182,8 @@ def load(path) -> Loaded:
     check_files(path)
     if bert.is_bert_folder(path):  # a Hugging Face BERT folder, imported tensor by tensor
         return bert.load(path)
+    if gpt2.is_gpt2_folder(path):  # a Hugging Face GPT-2 folder, likewise
+        return gpt2.load(path)
     cfg = read_config(path)
     check_size(cfg)
     try:

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from .messages import CodedError, listed, listed_fields, shortened
 
 ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
-ACTIVATIONS = ("relu", "gelu")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # gelu_tanh: GELU's tanh approximation (GPT-2's "gelu_new")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("post", "pre")
 POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
 # Fields added after configs were first saved: a config.json without them takes the default.
-OPTIONAL = ("max_positions",)
+OPTIONAL = ("max_positions", "output_bias", "mask_padding")
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,12 @@ class ModelConfig:
     embed_norm: bool = False  # a norm right after the embedding sum (BERT)
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
     bias: bool = True  # biases in the attention projections
+    output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
+    # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
+    # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
+    # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
+    # every real token from the padding after it (what the padding's own rows attend to changes no real token).
+    mask_padding: bool = True
     pad_id: int = 0
     unk_id: int = 1
     bos_id: int = 2
@@ -121,12 +127,15 @@ class ModelConfig:
                 yield f"{name} is {value}, but architecture {self.architecture!r} needs at least one {stack} layer."
 
     def _switch_problems(self):
-        for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias"):
+        for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "output_bias", "mask_padding"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
         if self.tie_embeddings and self.architecture == "encoder":
             yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
+        if self.mask_padding is False and self.has_encoder:
+            yield ("mask_padding is false, but an encoder would then read its padding: only a decoder-only model, "
+                   "padded on the right, may leave it unmasked.")
 
     def _special_id_problems(self):
         for side in self.sides:

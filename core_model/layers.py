@@ -30,6 +30,13 @@ def make_norm(cfg: ModelConfig) -> nn.Module:
     return nn.LayerNorm(cfg.d_model, eps=cfg.norm_eps)
 
 
+def make_activation(name: str) -> nn.Module:
+    """The FFN's nonlinearity: ReLU, GELU, or GELU's tanh approximation (GPT-2's "gelu_new")."""
+    if name == "gelu_tanh":
+        return nn.GELU(approximate="tanh")
+    return nn.GELU() if name == "gelu" else nn.ReLU()
+
+
 # What a feed-forward block records, in order: `<layer path>.ffn.<leaf>`.
 FFN_LEAVES = (
     "hidden",  # [b, pos, d_ff] after the activation
@@ -45,7 +52,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.linear1 = nn.Linear(cfg.d_model, cfg.d_ff)
         self.linear2 = nn.Linear(cfg.d_ff, cfg.d_model)
-        self.activation = nn.GELU() if cfg.activation == "gelu" else nn.ReLU()
+        self.activation = make_activation(cfg.activation)
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

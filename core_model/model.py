@@ -43,7 +43,7 @@ class Transformer(nn.Module):
         if cfg.has_decoder:
             self.tgt_embed = Embeddings(cfg, cfg.tgt_vocab_size)
             self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder)
-            self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size)
+            self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=cfg.output_bias)
         self.reset_parameters()
         if cfg.has_decoder and cfg.tie_embeddings:
             self.generator.weight = self.tgt_embed.tok.weight
@@ -65,7 +65,7 @@ class Transformer(nn.Module):
         """tgt ids [b, t] (only the new ones when cached) → decoder output [b, t, d_model]."""
         start = cache.length if cache is not None else 0
         mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start)  # [1, 1, t, start + t]
-        if pad_mask and cache is None:
+        if pad_mask and cache is None and self.cfg.mask_padding:  # see ModelConfig.mask_padding
             mask = combine(mask, padding_mask(tgt, self.cfg.pad_id))
         x = self.tgt_embed(tgt, start=start)
         out = self.decoder(x, mask, memory, memory_mask, start, None if cache is None else cache.layers)

@@ -1,9 +1,9 @@
-"""What every checkpoint loader shares: ours (checkpoint.py) and the Hugging Face BERT import (bert.py).
+"""What every checkpoint loader shares: ours (checkpoint.py) and the Hugging Face imports (bert.py, gpt2.py).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
 model.safetensors and checked name by name and shape by shape. Both loaders build on this
-module, and checkpoint.load hands a BERT folder to bert.load, so the arrows go one way:
-checkpoint → bert → safe_load. Nothing is unpickled: safetensors and JSON hold data only.
+module, and checkpoint.load hands a BERT folder to bert.load and a GPT-2 folder to gpt2.load, so the
+arrows go one way: checkpoint → bert, gpt2 → safe_load. Nothing is unpickled: safetensors and JSON hold data only.
 """
 from __future__ import annotations
 
@@ -187,6 +187,20 @@ def check_size(cfg: ModelConfig) -> None:
         fields.update({"millions": (n + 500_000) // 10**6, "size": size_text(4 * n)} if n < 10**15 else {})
         raise CheckpointError(f"{CONFIG} describes a model of {model}, over the limit of {size_text(MAX_WEIGHT_BYTES)}.",
                               "limit", "model_too_big" if n < 10**15 else "model_far_too_big", fields)
+
+
+def tensor_names(path: Path) -> list[str]:
+    """The names model.safetensors lists in its header, read without its tensors (an importer picks its
+    naming from them); [] if the header cannot be read, which read_tensors then names."""
+    try:
+        with open(required(path, WEIGHTS), "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            if size > MAX_HEADER_BYTES:
+                return []
+            header = read_json(f.read(size).decode("utf-8"), WEIGHTS)
+    except (OSError, UnicodeDecodeError, CheckpointError):
+        return []
+    return [k for k in header if k != "__metadata__"] if isinstance(header, dict) else []
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,

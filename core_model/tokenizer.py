@@ -395,35 +395,42 @@ def rust_call(call, *args, **kwargs):
         raise CodedError(f"The tokenizer failed: {str(err)[:120]}", "tokenizer_failed") from None
 
 
-class WordPieceTokenizer:
-    """An imported BERT tokenizer (a Hugging Face `tokenizer.json`) behind the same interface.
+class HubTokenizer:
+    """A Hugging Face `tokenizer.json`, read by the tokenizers package, behind the interface of `Tokenizer`.
 
-    Unlike the sentencepiece models above it normalizes (lowercases, cleans control characters),
-    so its round trip is not exact, and its model reads every input framed as [CLS] … [SEP]:
-    `frames_input` tells the caller to add them. The file's own padding and truncation are
-    switched off; the caller cuts to the model's length.
+    The file's own padding and truncation are switched off; the caller cuts to the model's length.
+    The subclasses say how a piece is shown and which word it belongs to.
     """
 
-    frames_input = True
+    frames_input = False
 
-    def __init__(self, tokenizer, specials: dict[str, str]):
-        """Wrap a `tokenizers.Tokenizer`; `specials` maps pad, unk, bos, eos to its tokens."""
+    def __init__(self, tokenizer, specials: dict[str, str | int]):
+        """Wrap a `tokenizers.Tokenizer`; `specials` maps pad, unk, bos, eos to its tokens, each by its text
+        or by the id of one of the file's special tokens (a model's config names them by id)."""
         self._tk = tokenizer
         self._tk.no_padding()
         self._tk.no_truncation()
+        self._added = {int(i): t for i, t in tokenizer.get_added_tokens_decoder().items()}
+        own = {i for i, t in self._added.items() if t.special}  # the file's special tokens
         self._ids = {}
         for role, token in specials.items():
+            if isinstance(token, int):
+                if token not in own:
+                    raise CodedError(f"The tokenizer has no special token at id {token} for {role}.",
+                                     "tokenizer_no_special", {"id": token, "role": role})
+                self._ids[role] = token
+                continue
             ident = tokenizer.token_to_id(token)
             if ident is None:
                 raise CodedError(f"The tokenizer has no {token} token for {role}.", "tokenizer_no_token",
                                  {"token": token, "role": role})
             self._ids[role] = ident
-        self._special = {tokenizer.token_to_id(t.content) for t in tokenizer.get_added_tokens_decoder().values()
-                         if t.special} | set(self._ids.values())
+        self._special = own | set(self._ids.values())
 
     @classmethod
-    def load(cls, path: str | Path, specials: dict[str, str]) -> "WordPieceTokenizer":
-        """Load a `tokenizer.json`; a missing or unusable file raises ValueError naming it."""
+    def load(cls, path: str | Path, specials: dict[str, str | int]):
+        """Load a `tokenizer.json` (`specials` as in __init__); a missing or unusable file raises ValueError
+        naming it."""
         from tokenizers import Tokenizer as HFTokenizer
 
         try:
@@ -446,8 +453,8 @@ class WordPieceTokenizer:
 
     pad_id = property(lambda self: self._ids["pad"])
     unk_id = property(lambda self: self._ids["unk"])
-    bos_id = property(lambda self: self._ids["bos"])  # [CLS]
-    eos_id = property(lambda self: self._ids["eos"])  # [SEP]
+    bos_id = property(lambda self: self._ids["bos"])
+    eos_id = property(lambda self: self._ids["eos"])
 
     def is_special(self, i: int) -> bool:
         return int(i) in self._special
@@ -463,21 +470,35 @@ class WordPieceTokenizer:
         return self.unk_id if found is None else found
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
-        """Token ids of `text` (no [CLS]/[SEP] unless asked for)."""
+        """Token ids of `text` (no bos or eos unless asked for)."""
         ids = rust_call(self._tk.encode, _checked_text(text, "The text"), add_special_tokens=False).ids
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def decode(self, ids: Sequence[int]) -> str:
-        """The text of `ids`, with pad, [CLS] and [SEP] dropped (an [UNK] stays visible)."""
+        """The text of `ids`, with pad, bos and eos dropped (any other special stays visible)."""
         kept = [int(i) for i in ids if int(i) not in (self.pad_id, self.bos_id, self.eos_id)]
         return rust_call(self._tk.decode, kept, skip_special_tokens=False)
+
+    def pieces(self, text: str) -> list[str]:
+        return [self.id_to_piece(i) for i in self.encode(text)]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(vocab_size={self.vocab_size})"
+
+
+class WordPieceTokenizer(HubTokenizer):
+    """An imported BERT tokenizer (a Hugging Face `tokenizer.json`) behind the same interface.
+
+    Unlike the sentencepiece models above it normalizes (lowercases, cleans control characters),
+    so its round trip is not exact, and its model reads every input framed as [CLS] … [SEP]:
+    `frames_input` tells the caller to add them (bos is [CLS], eos is [SEP]).
+    """
+
+    frames_input = True
 
     def decode_visible(self, ids: Sequence[int]) -> str:
         """`decode`: WordPiece has no byte pieces, so there is no stray byte to show."""
         return self.decode(ids)
-
-    def pieces(self, text: str) -> list[str]:
-        return [self.id_to_piece(i) for i in self.encode(text)]
 
     def display_pieces(self, ids: Sequence[int]) -> list[str]:
         """WordPiece spells a word's continuation `##ing`; the pieces are shown as they are."""
@@ -501,5 +522,113 @@ class WordPieceTokenizer:
         found = iter(char_words[start] if start < len(char_words) else -1 for start, _ in encoding.offsets)
         return [next(found) if not self.is_special(i) or i == self.unk_id else -1 for i in ids]
 
-    def __repr__(self) -> str:
-        return f"WordPieceTokenizer(vocab_size={self.vocab_size})"
+
+def _byte_chars() -> dict[str, int]:
+    """GPT-2's byte-level alphabet as character -> byte: a printable byte is its own character, every
+    other byte (space, control bytes, …) is moved to U+0100 and up, in byte order (GPT-2's bytes_to_unicode)."""
+    printable = {*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)}
+    chars, moved = {}, 0
+    for byte in range(256):
+        if byte in printable:
+            chars[chr(byte)] = byte
+        else:
+            chars[chr(256 + moved)] = byte
+            moved += 1
+    return chars
+
+
+BYTE_CHARS = _byte_chars()
+
+
+class ByteLevelBPETokenizer(HubTokenizer):
+    """An imported GPT-2 tokenizer: byte-level BPE from a Hugging Face `tokenizer.json`.
+
+    Every piece spells bytes, one character per byte (GPT-2 writes a space as "Ġ", a newline as "Ċ"),
+    so any text encodes without an unknown token and decodes back exactly. GPT-2 has one special token,
+    <|endoftext|>, which the importer (gpt2.py) gives every role: pad, unk, bos and eos. The model reads
+    the text as it is; a decoder adds its bos itself, so `frames_input` is False.
+    """
+
+    @classmethod
+    def load(cls, path: str | Path, specials: dict[str, str | int]) -> "ByteLevelBPETokenizer":
+        """Load a `tokenizer.json` and check that it is byte-level BPE; a ValueError names the file if not."""
+        tokenizer = super().load(path, specials)
+        problem = tokenizer._problem()
+        if problem:
+            name = Path(path).name
+            raise CodedError(f"The tokenizer file {name} is not a byte-level BPE tokenizer: {problem}.",
+                             "tokenizer_not_byte_level", {"file": name})
+        return tokenizer
+
+    def _problem(self) -> str | None:
+        """Why the pieces are not GPT-2's byte-level spelling, or None."""
+        from tokenizers import decoders, models
+
+        if not isinstance(self._tk.model, models.BPE):
+            return f"its model is {type(self._tk.model).__name__}, not BPE"
+        if not isinstance(self._tk.decoder, decoders.ByteLevel):
+            return f"its decoder is {type(self._tk.decoder).__name__}, not ByteLevel"
+        outside = set("".join(self._tk.get_vocab(with_added_tokens=False))) - set(BYTE_CHARS)
+        if outside:
+            return f"its vocabulary has pieces spelled with {sorted(outside)[0]!r}, which stands for no byte"
+        return None
+
+    def _text_bytes(self, i: int) -> bytes:
+        """The bytes token `i` spells: an added token's own text, any other piece one byte per character."""
+        i = int(i)
+        if i in self._added:
+            return self._added[i].content.encode("utf-8")
+        return bytes(BYTE_CHARS[c] for c in self.id_to_piece(i))
+
+    def _token_bytes(self, i: int) -> bytes:
+        """The bytes token `i` stands for in the text (nothing for a special)."""
+        return b"" if self.is_special(i) else self._text_bytes(i)
+
+    def decode_visible(self, ids: Sequence[int]) -> str:
+        """`decode` for a reader: a byte that forms no valid UTF-8 shows as its label `<C3>` (as in
+        `display_pieces`), never as U+FFFD. Specials other than pad, bos and eos stay visible, as in `decode`."""
+        dropped = (self.pad_id, self.bos_id, self.eos_id)
+        data = b"".join(self._text_bytes(i) for i in ids if int(i) not in dropped)
+        return _visible(data.decode("utf-8", errors="surrogateescape"), keep_space=True)
+
+    def display_pieces(self, ids: Sequence[int]) -> list[str]:
+        """One readable label per id: the piece's text with a space shown as ▁ (the word-start mark of our
+        sentencepiece models, where GPT-2 writes Ġ), a byte that is no whole character or a control
+        character as `<E4>`, `<0A>`; a special token as it is spelled."""
+        labels = []
+        for i in ids:
+            if int(i) in self._added:
+                labels.append(self.id_to_piece(i))
+            else:
+                labels.append(_visible(self._text_bytes(i).decode("utf-8", errors="surrogateescape"), False))
+        return labels
+
+    def word_ids(self, ids: Sequence[int]) -> list[int]:
+        """For each id, the index of its word in `decode(ids).split()`, or -1 (specials, whitespace)."""
+        # As Tokenizer.word_ids: each byte of the text gets its word, each token its first non-space byte's.
+        chunks = [self._token_bytes(i) for i in ids]
+        byte_words = _byte_word_indices(b"".join(chunks))
+        result, start = [], 0
+        for chunk in chunks:
+            words = [w for w in byte_words[start : start + len(chunk)] if w >= 0]
+            result.append(words[0] if words else -1)
+            start += len(chunk)
+        return result
+
+
+def _visible(text: str, keep_space: bool) -> str:
+    """`text` (decoded with surrogateescape) with each stray byte as `<XX>`; unless `keep_space`, a space
+    as ▁ and every other whitespace or control character as the labels of its UTF-8 bytes (a newline: <0A>)."""
+    out = []
+    for char in text:
+        if "\udc80" <= char <= "\udcff":
+            out.append(f"<{ord(char) - 0xDC00:02X}>")
+        elif keep_space:
+            out.append(char)
+        elif char == " ":
+            out.append(META)
+        elif char.isspace() or not char.isprintable():
+            out.append("".join(f"<{b:02X}>" for b in char.encode("utf-8")))
+        else:
+            out.append(char)
+    return "".join(out)

@@ -61,4 +61,5 @@ def test_lens_cells_list_each_positions_top_tokens_per_layer():
 
 def test_formulas_name_the_activation_and_the_norm():
     ffn, norm = view.formulas(CFG_POST)
-    assert "RELU" in ffn and r"\mathrm{Norm}(x + \mathrm{Sublayer}(x))" in norm and "LayerNorm" in norm
+    assert r"\mathrm{ReLU}(x W_1" in ffn and r"\mathrm{Norm}(x + \mathrm{Sublayer}(x))" in norm and "LayerNorm" in norm
+    assert r"\mathrm{GELU}_{\tanh}(x W_1" in view.formulas(type("Cfg", (CFG_POST,), {"activation": "gelu_tanh"}))[0]  # GPT-2's

@@ -83,6 +83,9 @@ STRINGS = {
     "error.bert_lacks": {"en": "{file} lacks {name}, which a BERT config has.", "zh": "{file} 缺少 BERT 配置应有的 {name}。"},
     "error.bert_specials": {"en": "{file} puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.",
                             "zh": "{file} 中 [UNK]、[CLS]、[SEP] 的编号不是 100、101、102。"},
+    "error.gpt2_setting": {"en": "{file} has {name} = {got}; only {want} can be imported.",
+                           "zh": "{file} 中 {name} = {got}；只能导入 {want}。"},
+    "error.gpt2_lacks": {"en": "{file} lacks {name}, which a GPT-2 config has.", "zh": "{file} 缺少 GPT-2 配置应有的 {name}。"},
     # the tokenizer
     "error.tokenizer_missing": {"en": "No tokenizer file at {path}.", "zh": "{path} 处没有分词器文件。"},
     "error.tokenizer_empty": {"en": "The tokenizer model file {file} is empty.", "zh": "分词器模型文件 {file} 是空的。"},
@@ -100,6 +103,10 @@ STRINGS = {
                                  "zh": "分词器文件 {file} 不是 UTF-8 文本。"},
     "error.tokenizer_not_hf": {"en": "The tokenizer file {file} is not a Hugging Face tokenizer.",
                                "zh": "分词器文件 {file} 不是 Hugging Face 分词器。"},
+    "error.tokenizer_not_byte_level": {"en": "The tokenizer file {file} is not a byte-level BPE tokenizer.",
+                                       "zh": "分词器文件 {file} 不是字节级 BPE 分词器。"},
+    "error.tokenizer_no_special": {"en": "The tokenizer has no special token at id {id} for {role}.",
+                                   "zh": "分词器中编号 {id} 处没有可充当 {role} 的特殊词元。"},
     # a zip or folder brought in
     "error.not_zip": {"en": "the file is not a zip archive (or the zip is damaged).",
                       "zh": "这个文件不是 zip 压缩包（或者压缩包已损坏）。"},

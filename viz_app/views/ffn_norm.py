@@ -109,9 +109,12 @@ NORM_LATEX = {
 }
 
 
+ACTIVATION_LATEX = {"relu": r"\mathrm{ReLU}", "gelu": r"\mathrm{GELU}", "gelu_tanh": r"\mathrm{GELU}_{\tanh}"}
+
+
 def formulas(cfg) -> tuple[str, str]:
     """The FFN's formula with the model's activation, and where its norm sits with the norm's formula."""
-    ffn = r"\mathrm{FFN}(x) = \mathrm{%s}(x W_1 + b_1)\, W_2 + b_2" % cfg.activation.upper()
+    ffn = r"\mathrm{FFN}(x) = %s(x W_1 + b_1)\, W_2 + b_2" % ACTIVATION_LATEX[cfg.activation]
     where = (r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{Norm}(x))" if cfg.norm_placement == "pre" else
              r"x \leftarrow \mathrm{Norm}(x + \mathrm{Sublayer}(x))")
     return ffn, where + r"\qquad" + NORM_LATEX[cfg.norm]

@@ -1,0 +1,80 @@
+"""A GPT-2 folder made by transformers, zipped and uploaded through the sidebar: it loads as its own model,
+and every page draws it without an exception."""
+import io
+import zipfile
+
+import pytest
+
+from tests.app.conftest import assert_clean, open_page, shown
+from viz_app import loaders
+from viz_app.i18n import text
+from viz_app.registry import NAMES
+
+pytest.importorskip("transformers")  # a dev requirement: the tiny model is made by transformers itself
+from tests.core.test_gpt2 import tiny_gpt2  # noqa: E402  (after the skip: it imports transformers)
+
+SENTENCE = "The cat sat on the mat."
+
+
+@pytest.fixture(scope="module")
+def gpt2_zip(tmp_path_factory) -> bytes:
+    """The tiny GPT-2 folder as a user zips it: one folder holding every file save_pretrained wrote."""
+    folder = tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "tiny-gpt2")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(folder.iterdir()):
+            z.write(f, f"tiny-gpt2/{f.name}")
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def own_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("own")
+
+
+@pytest.fixture(autouse=True)
+def own_models_here(monkeypatch, own_dir):
+    monkeypatch.setattr(loaders, "OWN_DIR", own_dir)
+
+
+def uploaded(gpt2_zip):
+    at = open_page("overview", timeout=120, src=SENTENCE)
+    at.sidebar.file_uploader[0].set_value(("tiny-gpt2.zip", gpt2_zip, "application/zip"))
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip, tmp_path):
+    import torch
+    import transformers
+
+    at = uploaded(gpt2_zip)
+    name = at.session_state["model"]
+    assert name.startswith(loaders.OWN_PREFIX)
+    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="tiny-gpt2.zip")]
+    cfg = loaders.load_model(name).config
+    assert (cfg.architecture, cfg.activation, cfg.mask_padding) == ("decoder", "gelu_tanh", False)
+    # transformers' own greedy continuation of <|endoftext|> + the sentence, by its own tokenizer
+    zipfile.ZipFile(io.BytesIO(gpt2_zip)).extractall(tmp_path)
+    folder = tmp_path / "tiny-gpt2"
+    fast = transformers.AutoTokenizer.from_pretrained(folder)
+    reference = transformers.GPT2LMHeadModel.from_pretrained(folder, attn_implementation="eager").eval()
+    prompt = [fast.eos_token_id] + fast(SENTENCE)["input_ids"]
+    with torch.no_grad():
+        ids = reference.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                                 max_new_tokens=loaders.LM_NEW_TOKENS, do_sample=False,
+                                 eos_token_id=fast.eos_token_id, pad_token_id=fast.eos_token_id)[0, len(prompt):]
+    continuation = fast.decode(ids, skip_special_tokens=True)
+    assert continuation.strip() and "\ufffd" not in continuation  # a real text: the comparison below is exact
+    assert continuation in [t.value for t in at.text]
+
+
+@pytest.mark.parametrize("page", NAMES)
+def test_every_page_draws_the_uploaded_gpt2(gpt2_zip, page):
+    at = uploaded(gpt2_zip)
+    name = at.session_state["model"]
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert_clean(at)
+    assert at.session_state["model"] == name, page
+    assert at.get("plotly_chart") or at.get("graphviz_chart"), page
