@@ -22,8 +22,8 @@ with batch_box:
     lines = place.batch_input()
 block, no_pad, row, batch, table = place.controls(cfg, lines)
 with batch_box:
-    place.tables(table, cfg.pad_id)
-one = view.sentence(batch, block, row, st.session_state["layer"], st.session_state["head"], cfg.pad_id)
+    place.tables(table, cfg)
+one = view.sentence(batch, block, row, st.session_state["layer"], st.session_state["head"])
 k, q = one.k_labels, one.q_labels
 axes = dict(x_title=t("masks.key"), y_title=t("masks.query"))
 if not predict.ask(asking.blocked_keys(one.masks, len(q) // 2, q[len(q) // 2], k,

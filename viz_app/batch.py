@@ -13,6 +13,8 @@ import torch
 from core_model import masks
 from core_model.trace import Trace
 
+from .views.masks import padding
+
 
 class SentenceError(ValueError):
     """A sentence of a batch that gives the model nothing to read; `line` counts from 1."""
@@ -42,6 +44,9 @@ class Batch:
     sentences: tuple[str, ...]
     src_ids: np.ndarray  # [b, s] encoder input, pad_id on the right ([b, 0] for a decoder-only model)
     tgt_ids: np.ndarray  # [b, t] decoder input ([b, 0] for an encoder-only model)
+    # {"src": [b], "tgt": [b]}: each sentence's own tokens on each side; what lies past them is padding. Told by
+    # length, not by pad_id: GPT-2 pads with <|endoftext|>, which is also the <s> every sentence starts with.
+    lengths: dict
     src_labels: tuple[tuple[str, ...], ...]  # per sentence, "5·<pad>" included
     tgt_labels: tuple[tuple[str, ...], ...]
     trace: Trace
@@ -58,23 +63,23 @@ def final_output(trace: Trace, cfg) -> np.ndarray:
     return trace["encoder.final_norm"] if "encoder.final_norm" in trace else trace.layer_output("encoder", last)
 
 
-def batch_masks(cfg, src, tgt, pad_mask: bool) -> dict:
-    """The masks of each attention block for ids src [b, s] and tgt [b, t], as [b, q, k] numpy booleans."""
+def batch_masks(cfg, src, tgt, pad_mask: bool, lengths: dict) -> dict:
+    """The masks of each attention block for ids src [b, s] and tgt [b, t] (each sentence's own tokens counted in
+    `lengths`), as [b, q, k] numpy booleans. The padding mask is all True when the run switched it off, and for a
+    model that masks no padding (cfg.mask_padding false: GPT-2's, whose padding is its <s> token)."""
     out, b = {}, (src if cfg.has_encoder else tgt).shape[0]
+    masked = pad_mask and cfg.mask_padding
 
-    def keys_ok(ids, q_len):  # [b, 1, 1, k] padding mask → [b, q, k]; all True when switched off
-        mask = masks.padding_mask(torch.as_tensor(ids), cfg.pad_id)[:, 0] if pad_mask else \
-            torch.ones(ids.shape[0], 1, ids.shape[1], dtype=torch.bool)
-        return mask.expand(-1, q_len, -1).numpy()
+    def keys_ok(side, ids, q_len):  # [b, k] → [b, q, k]
+        ok = ~padding(ids, lengths[side]) if masked else np.ones(ids.shape, dtype=bool)
+        return np.broadcast_to(ok[:, None, :], (ids.shape[0], q_len, ids.shape[1])).copy()
 
     if cfg.has_encoder:
-        padding = keys_ok(src, src.shape[1])
-        out["encoder.self_attn"] = {"padding": padding}
+        out["encoder.self_attn"] = {"padding": keys_ok("src", src, src.shape[1])}
     if cfg.has_decoder:
-        padding = keys_ok(tgt, tgt.shape[1])
+        keys = keys_ok("tgt", tgt, tgt.shape[1])
         causal = masks.causal_mask(tgt.shape[1])[0].expand(b, -1, -1).numpy()  # [b, t, t]
-        out["decoder.self_attn"] = {"padding": padding, "causal": causal, "combined": padding & causal}
+        out["decoder.self_attn"] = {"padding": keys, "causal": causal, "combined": keys & causal}
     if cfg.architecture == "encoder-decoder":
-        padding = keys_ok(src, tgt.shape[1])
-        out["decoder.cross_attn"] = {"padding": padding}
+        out["decoder.cross_attn"] = {"padding": keys_ok("src", src, tgt.shape[1])}
     return out

@@ -267,6 +267,7 @@ def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -
     tgt = pad_rows([r.tgt_ids for r in alone], cfg.pad_id) if cfg.has_decoder else np.zeros((len(alone), 0), np.int64)
     _, trace = run_with_trace(loaded.model, torch.as_tensor(src) if cfg.has_encoder else None,
                               torch.as_tensor(tgt) if cfg.has_decoder else None, pad_mask=pad_mask)
+    lengths = {"src": np.array([len(r.src_ids) for r in alone]), "tgt": np.array([len(r.tgt_ids) for r in alone])}
     batched = final_output(trace, cfg)
     invariance = tuple(float(np.abs(batched[i, :one.shape[1]] - one[0]).max())
                        for i, one in enumerate(final_output(r.trace, cfg) for r in alone))
@@ -276,8 +277,8 @@ def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -
     for notice in (n for r in alone for n in r.notices):
         if notice not in notices:  # the same message once, not once per sentence
             notices.append(notice)
-    return Batch(tuple(sentences), src, tgt, labels["src"], labels["tgt"], trace,
-                 batch_masks(cfg, src, tgt, pad_mask), invariance, tuple(notices))
+    return Batch(tuple(sentences), src, tgt, lengths, labels["src"], labels["tgt"], trace,
+                 batch_masks(cfg, src, tgt, pad_mask, lengths), invariance, tuple(notices))
 
 
 # ----- tokens page --------------------------------------------------------------------------

@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from tests.app.conftest import assert_clean, open_page, shown
+from tests.app.conftest import assert_clean, named_z, open_page, shown
 from viz_app import loaders
 from viz_app.i18n import text
 from viz_app.registry import NAMES
@@ -78,3 +78,26 @@ def test_every_page_draws_the_uploaded_gpt2(gpt2_zip, page):
     assert_clean(at)
     assert at.session_state["model"] == name, page
     assert at.get("plotly_chart") or at.get("graphviz_chart"), page
+
+
+def test_the_masks_page_tells_gpt2s_padding_by_length_and_masks_none_of_it(gpt2_zip):
+    """GPT-2 pads with <|endoftext|>, the same token every sentence starts with: the page must not take each
+    sentence's first token for padding, and must show the model's padding mask as it is (nothing blocked)."""
+    import numpy as np
+
+    at = uploaded(gpt2_zip)
+    at.switch_page("app_pages/masks.py").run()
+    assert_clean(at)
+    cfg = loaders.load_model(at.session_state["model"]).config
+    assert any(f"pads with token {cfg.pad_id}" in i.value for i in at.info)
+    ids = at.dataframe[0].value.to_numpy()  # the padded decoder inputs, <|endoftext|> first in every row
+    assert (ids[:, 0] == cfg.pad_id).all()
+    lines = at.text_area(key="masks.batch").value.split("\n")
+    lengths = [len(loaders.run(at.session_state["model"], line).tgt_ids) for line in lines]
+    assert len(set(lengths)) > 1  # some rows are padded
+    from viz_app.views import masks as view
+
+    table = view.padded(loaders.padded_batch(at.session_state["model"], tuple(lines), True))
+    assert table.pads[0].tolist() == [[c >= n for c in range(ids.shape[1])] for n in lengths]  # by length, not id
+    padding = named_z(at, "masks.mask.padding")
+    assert np.nanmin(padding) == 1  # nothing blocked: the model masks no padding

@@ -29,7 +29,7 @@ def test_mask_labels_are_escaped():
 
 
 def test_padded_table_keeps_the_ids_and_greys_exactly_the_pad_cells():
-    styler = padded_table(IDS.numpy(), 0, ["s1", "s2"])
+    styler = padded_table(IDS.numpy(), IDS.numpy() == 0, ["s1", "s2"])
     assert np.array_equal(styler.data.to_numpy(), IDS.numpy())
     assert list(styler.data.columns) == ["0", "1", "2", "3"] and list(styler.data.index) == ["s1", "s2"]
     styler._compute()  # fills styler.ctx: {(row, col): [(css property, value), ...]}

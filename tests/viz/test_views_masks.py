@@ -9,6 +9,7 @@ from viz_app.views import masks as view
 PAD = 0
 SRC = np.array([[5, 6, 7, 8], [5, 6, PAD, PAD], [5, 6, 7, PAD]])  # [b, s]: sentence 2 has the most padding
 TGT = np.array([[1, 9, 9], [1, 9, 9], [1, 9, PAD]])  # [b, t]
+LENGTHS = {"src": np.array([4, 2, 3]), "tgt": np.array([3, 3, 2])}  # each sentence's own tokens
 
 
 def labels(ids):
@@ -41,8 +42,8 @@ def encoder_batch():
     trace = FakeTrace({("encoder", "self_attn"): [block_values(even, scaled, allowed),
                                                   block_values(leaky, scaled, allowed)]})
     masks = {"encoder.self_attn": {"padding": np.broadcast_to((SRC != PAD)[:, None, :], (3, 4, 4))}}
-    return SimpleNamespace(src_ids=SRC, tgt_ids=np.zeros((3, 0), np.int64), src_labels=labels(SRC), tgt_labels=(),
-                           trace=trace, masks=masks)
+    return SimpleNamespace(src_ids=SRC, tgt_ids=np.zeros((3, 0), np.int64), lengths=LENGTHS, src_labels=labels(SRC),
+                           tgt_labels=(), trace=trace, masks=masks)
 
 
 def test_default_batch():
@@ -71,18 +72,20 @@ def test_pad_weight_sums_the_weights_on_pad_keys():
 
 
 def test_padded_tables_by_side():
-    both = view.padded(SimpleNamespace(src_ids=SRC, tgt_ids=TGT), PAD)
+    both = view.padded(SimpleNamespace(src_ids=SRC, tgt_ids=TGT, lengths=LENGTHS))
     assert both.sides == ("src", "tgt") and both.caption_keys == ("masks.table.src", "masks.table.tgt")
     assert both.ids[1] is TGT and both.any_pad and both.first_row == 1  # the source decides
-    lm = view.padded(SimpleNamespace(src_ids=np.zeros((3, 0), np.int64), tgt_ids=TGT), PAD)
+    assert both.pads[0].tolist() == (SRC == PAD).tolist() and both.pads[1].tolist() == (TGT == PAD).tolist()
+    lm = view.padded(SimpleNamespace(src_ids=np.zeros((3, 0), np.int64), tgt_ids=TGT, lengths=LENGTHS))
     assert lm.sides == ("tgt",) and lm.caption_keys == ("masks.table.tgt_lm",) and lm.first_row == 2
-    same = view.padded(SimpleNamespace(src_ids=SRC[:1].repeat(2, 0), tgt_ids=np.zeros((2, 0), np.int64)), PAD)
+    same = view.padded(SimpleNamespace(src_ids=SRC[:1].repeat(2, 0), tgt_ids=np.zeros((2, 0), np.int64),
+                                       lengths={"src": np.array([4, 4]), "tgt": np.array([0, 0])}))
     assert same.sides == ("src",) and not same.any_pad and same.first_row == 0
 
 
 def test_sentence_masks_scores_and_leak():
     batch = encoder_batch()
-    one = view.sentence(batch, "encoder.self_attn", 1, 5, 0, PAD)  # layer 5 → the last, 1
+    one = view.sentence(batch, "encoder.self_attn", 1, 5, 0)  # layer 5 → the last, 1
     assert (one.layer, one.n_layers, one.head) == (1, 2, 0)
     assert one.q_labels == one.k_labels == ("0·5", "1·6", "2·<pad>", "3·<pad>")
     (name, mask), = one.masks
@@ -99,7 +102,7 @@ def test_sentence_masks_scores_and_leak():
 
 
 def test_a_sentence_without_padding_has_no_leak():
-    one = view.sentence(encoder_batch(), "encoder.self_attn", 0, 0, 1, PAD)
+    one = view.sentence(encoder_batch(), "encoder.self_attn", 0, 0, 1)
     assert one.leak is None and one.leak_real == one.leak_all == 0.0
     assert one.query_pad.tolist() == [False] * 4
 
@@ -107,7 +110,7 @@ def test_a_sentence_without_padding_has_no_leak():
 def test_a_scale_for_all_zero_scores_is_not_empty():
     batch = encoder_batch()
     batch.trace.blocks["encoder", "self_attn"][0].scores_scaled[0, 0] = 0
-    assert view.sentence(batch, "encoder.self_attn", 0, 0, 0, PAD).score_range == (-1.0, 1.0)
+    assert view.sentence(batch, "encoder.self_attn", 0, 0, 0).score_range == (-1.0, 1.0)
 
 
 def test_decoder_masks_come_in_order_and_cross_attention_reads_source_keys():
@@ -117,15 +120,15 @@ def test_decoder_masks_come_in_order_and_cross_attention_reads_source_keys():
     self_attn = block_values(np.full((3, 1, 3, 3), 1 / 3), np.ones((3, 1, 3, 3), np.float32), t_pad & causal)
     cross = block_values(np.full((3, 1, 3, 4), 0.25), np.ones((3, 1, 3, 4), np.float32), s_pad)
     trace = FakeTrace({("decoder", "self_attn"): [self_attn], ("decoder", "cross_attn"): [cross]})
-    batch = SimpleNamespace(src_ids=SRC, tgt_ids=TGT, src_labels=labels(SRC), tgt_labels=labels(TGT), trace=trace,
+    batch = SimpleNamespace(src_ids=SRC, tgt_ids=TGT, lengths=LENGTHS, src_labels=labels(SRC), tgt_labels=labels(TGT), trace=trace,
                             masks={"decoder.self_attn": {"combined": t_pad & causal, "padding": t_pad,
                                                          "causal": np.broadcast_to(causal, (3, 3, 3))},
                                    "decoder.cross_attn": {"padding": s_pad}})
-    one = view.sentence(batch, "decoder.self_attn", 2, 0, 0, PAD)
+    one = view.sentence(batch, "decoder.self_attn", 2, 0, 0)
     assert [name for name, _ in one.masks] == ["padding", "causal", "combined"] and one.causal
     np.testing.assert_allclose(one.leak, [1 / 3] * 3)
     assert one.leak_real == pytest.approx(1 / 3)
-    cross_one = view.sentence(batch, "decoder.cross_attn", 1, 0, 0, PAD)
+    cross_one = view.sentence(batch, "decoder.cross_attn", 1, 0, 0)
     assert cross_one.q_labels == labels(TGT)[1] and cross_one.k_labels == labels(SRC)[1]
     np.testing.assert_allclose(cross_one.leak, [0.5] * 3)
     assert not cross_one.causal
@@ -135,3 +138,9 @@ def test_padding_note():
     assert view.padding_note("encoder.self_attn") == "masks.encoder_only_padding"
     assert view.padding_note("decoder.cross_attn") == "masks.cross_padding"
     assert view.padding_note("decoder.self_attn") is None
+
+
+def test_padding_is_told_by_length_not_by_id():
+    """GPT-2 pads with <|endoftext|>, which also starts every sentence: position 0 is a token, not padding."""
+    ids = np.array([[0, 7, 8], [0, 7, 0]])  # pad_id 0 is also <s>
+    assert view.padding(ids, [3, 2]).tolist() == [[False, False, False], [False, False, True]]

@@ -13,13 +13,14 @@ BLOCKED_COLOUR = "#d9d9d9"  # light grey: blocked, reads as "switched off" in pr
 PAD_STYLE = "color: #9a9a9a; background-color: #efefef"
 
 
-def padded_table(ids, pad_id: int, row_names, col_names=None):
-    """The padded ids [b, n] as a table whose padding cells are greyed (a pandas Styler); columns are
-    titled by position unless `col_names` are given."""
+def padded_table(ids, pads, row_names, col_names=None):
+    """The padded ids [b, n] as a table whose padding cells (`pads` [b, n], True) are greyed (a pandas Styler);
+    columns are titled by position unless `col_names` are given."""
     ids = np.asarray(ids)
     columns = list(col_names) if col_names is not None else [str(i) for i in range(ids.shape[1])]
     frame = pd.DataFrame(ids, index=list(row_names), columns=columns)
-    return frame.style.map(lambda v: PAD_STYLE if v == pad_id else "")
+    styles = pd.DataFrame(np.where(np.asarray(pads, dtype=bool), PAD_STYLE, ""), index=frame.index, columns=columns)
+    return frame.style.apply(lambda _: styles, axis=None)
 
 
 def mask_figure(mask, x_labels, y_labels, title: str, allowed: str, blocked: str,

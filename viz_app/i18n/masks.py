@@ -23,6 +23,14 @@ STRINGS = {
                              "zh": "第 {line} 行是空的：请每行写一个句子，句子之间不要留空行。"},
     "masks.bad.sentence": {"en": "Sentence {line} has nothing the model can read once unusable characters are removed.",
                            "zh": "删除无法使用的字符后，第 {line} 个句子中没有模型能读取的内容。"},
+    "masks.unmasked_padding": {
+        "en": "This model masks no padding: it pads with token {pad}, which is also the token every sentence starts "
+              "with (GPT-2's <|endoftext|>), so a padding mask would hide that first token too. Its batches are "
+              "padded on the right, where the causal mask already keeps every real token from the padding after it; "
+              "the padding mask below is all allowed, and switching it off changes nothing.",
+        "zh": "这个模型不屏蔽填充：它用编号 {pad} 的词元填充，而每个句子开头的也是这个词元（GPT-2 的 <|endoftext|>），"
+              "填充掩码会把这个开头的词元也一并遮住。它的批次在右侧填充，因果掩码本来就让每个真实词元看不到它后面的填充；"
+              "所以下面的填充掩码处处允许，关掉它也没有任何变化。"},
     "masks.same_length": {"en": "All sentences have the same number of tokens, so there is no padding to mask. "
                                 "Make one of them shorter to see the padding mask at work.",
                           "zh": "所有句子的词元数相同，因此没有需要屏蔽的填充。把其中一句改短，就能看到填充掩码的作用。"},

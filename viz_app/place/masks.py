@@ -53,7 +53,7 @@ def controls(cfg, lines) -> tuple[str, bool, int, object, view.Padded]:
     except loaders.SentenceError as e:
         st.warning(t("masks.bad.sentence", line=e.line))
         st.stop()
-    table = view.padded(batch, cfg.pad_id)
+    table = view.padded(batch)
     rows = range(len(lines))
     state.setting("masks.row", table.first_row, state.parse_int, rows.__contains__)  # most padding first
     names = [f"{t('masks.row_name', i=i + 1)}: {line}" for i, line in enumerate(lines)]
@@ -63,14 +63,16 @@ def controls(cfg, lines) -> tuple[str, bool, int, object, view.Padded]:
     return block, no_pad, row, batch, table
 
 
-def tables(table: view.Padded, pad_id: int) -> None:
-    """The padded ids of each side, padding greyed."""
+def tables(table: view.Padded, cfg) -> None:
+    """The padded ids of each side, padding greyed, and whether this model masks its padding at all."""
     st.subheader(t("masks.table"))
     names = [t("masks.row_name", i=i + 1) for i in range(len(table.ids[0]))]
-    for column, key, ids in zip(st.columns(len(table.ids)), table.caption_keys, table.ids):
+    for column, key, ids, pads in zip(st.columns(len(table.ids)), table.caption_keys, table.ids, table.pads):
         column.caption(t(key))
-        column.dataframe(padded_table(ids, pad_id, names))
-    st.caption(t("masks.table.caption", pad=pad_id, b=len(names)))
+        column.dataframe(padded_table(ids, pads, names))
+    st.caption(t("masks.table.caption", pad=cfg.pad_id, b=len(names)))
+    if not cfg.mask_padding:
+        st.info(t("masks.unmasked_padding", pad=cfg.pad_id))
     if not table.any_pad:
         st.info(t("masks.same_length"))
 

@@ -2,7 +2,8 @@
 masks, its scores before and after masking, and the attention weight that lands on <pad>.
 
 Plain numpy. A batch (loaders.padded_batch) is read duck-typed: src_ids / tgt_ids [b, n] (n = 0 for a
-side the model lacks), src_labels / tgt_labels (per sentence), trace ([b, …] arrays), masks
+side the model lacks), lengths {"src": [b], "tgt": [b]} (each sentence's own tokens: what lies past them is
+padding, whatever its id), src_labels / tgt_labels (per sentence), trace ([b, …] arrays), masks
 {block: {kind: [b, q, k] bool}}.
 """
 from __future__ import annotations
@@ -42,6 +43,11 @@ def batch_lines(text: str) -> tuple[tuple[str, ...], tuple[str, dict] | None]:
     return lines, None
 
 
+def padding(ids, lengths) -> np.ndarray:
+    """[b, n] True where a position lies past its sentence's own `lengths` [b] tokens."""
+    return np.arange(np.shape(ids)[1])[None, :] >= np.asarray(lengths)[:, None]
+
+
 def pad_weight(pattern, key_is_pad) -> np.ndarray:
     """Per query row, the attention weight that lands on padding keys: pattern [q, k] → [q]."""
     return np.asarray(pattern, dtype=np.float32)[:, np.asarray(key_is_pad, dtype=bool)].sum(-1)
@@ -52,20 +58,22 @@ class Padded:
     """The batch's ids as the model read them, one table per input side."""
     sides: tuple[str, ...]  # "src", "tgt": the sides the model has
     ids: tuple[np.ndarray, ...]  # [b, n] per side, pad_id on the right
+    pads: tuple[np.ndarray, ...]  # [b, n] per side: True at padding
     caption_keys: tuple[str, ...]  # the i18n key naming each table
     any_pad: bool  # some sentence is shorter than another
     first_row: int  # the sentence with the most padding, shown first
 
 
-def padded(batch, pad_id: int) -> Padded:
+def padded(batch) -> Padded:
     """The padded ids of each side, and which sentence has the most padding."""
     sides = tuple(side for side in ("src", "tgt") if blocks.ids(batch, side).shape[1])
     ids = tuple(blocks.ids(batch, side) for side in sides)
+    pads = tuple(padding(i, batch.lengths[side]) for i, side in zip(ids, sides))
     encoder = "src" in sides
     keys = tuple("masks.table.src" if s == "src" else "masks.table.tgt" if encoder else "masks.table.tgt_lm"
                  for s in sides)
-    lengths = (ids[0] != pad_id).sum(1)  # [b] real tokens of the side the model reads first
-    return Padded(sides, ids, keys, any((i == pad_id).any() for i in ids), int(lengths.argmin()))
+    first = np.asarray(batch.lengths[sides[0]])  # [b] own tokens of the side the model reads first
+    return Padded(sides, ids, pads, keys, any(p.any() for p in pads), int(first.argmin()))
 
 
 @dataclass(frozen=True)
@@ -102,7 +110,7 @@ def _leak(trace, stack: str, kind: str, row: int, pattern, key_pad, query_pad) -
     return leak, float(leak[~query_pad].max()), float(on_pad.max())
 
 
-def sentence(batch, block: str, row: int, layer: int, head: int, pad_id: int) -> Sentence:
+def sentence(batch, block: str, row: int, layer: int, head: int) -> Sentence:
     """Sentence `row` in `block`, at `layer` (the stack's last if it has fewer) and `head`."""
     stack, kind = blocks.split(block)
     q_side, k_side = blocks.SIDES[block]
@@ -111,7 +119,8 @@ def sentence(batch, block: str, row: int, layer: int, head: int, pad_id: int) ->
     view = batch.trace.attn(stack, layer, kind)
     before, after, pattern = view.scores_scaled[row, head], view.scores_masked[row, head], view.pattern[row, head]
     bound = float(np.abs(before).max()) or 1.0
-    key_pad, query_pad = blocks.ids(batch, k_side)[row] == pad_id, blocks.ids(batch, q_side)[row] == pad_id
+    key_pad, query_pad = (padding(blocks.ids(batch, side)[row:row + 1], batch.lengths[side][row:row + 1])[0]
+                          for side in (k_side, q_side))
     masks = tuple((name, batch.masks[block][name][row]) for name in MASK_KINDS if name in batch.masks[block])
     return Sentence(layer, n_layers, head, blocks.labels(batch, q_side)[row], blocks.labels(batch, k_side)[row],
                     masks, before, after, (-bound, bound), pattern, query_pad,
