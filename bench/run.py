@@ -120,6 +120,22 @@ def section_bert(rows) -> list[str]:
     return out
 
 
+def section_gpt2(rows) -> list[str]:
+    millions = rows[0]["parameters"] / 1e6 if rows else 124.4
+    out = ["## 2d. A GPT-2-shaped model: our traced forward vs transformers", "",
+           f"A GPT-2 folder of {millions:.1f}M parameters with random weights (GPT2Config's defaults: 12 layers, 12 "
+           "heads, 768 wide, a vocabulary of 50,257), written by transformers' `save_pretrained` with a byte-level "
+           "BPE tokenizer.json made by `bench.gpt2.gpt2_folder`, imported by `core_model.gpt2`. The same ids "
+           "(<|endoftext|> + a sentence repeated) through `run_with_trace` (every value recorded) and through "
+           "transformers' `GPT2LMHeadModel` (eager attention, `output_attentions=True`, `torch.no_grad()`), "
+           "interleaved in one run. Check: the logits agree within 1e-4 of their largest size and every attention "
+           "weight within 1e-4.", ""]
+    out += table(["tokens", "transformers ms", "ours ms", "ratio", "values, MiB", "largest difference", "check"],
+                 [[r["tokens"], f"{r['transformers_ms']:.1f}", f"{r['ours_ms']:.1f}", f"{r['ratio']:.2f}×",
+                   f"{r['values']}, {r['trace_mb']:.1f}", f"{r['max_error']:.1e}", yes(r["agree"])] for r in rows])
+    return out
+
+
 def section_long(loss, trace) -> list[str]:
     out = ["## 2c. lm-en past 512 positions", "",
            "lm-en was trained with max_len 512 on single sentences and reads up to 2,048 positions with ALiBi "
@@ -505,7 +521,7 @@ DECODING_TOKENS = 256  # prompt + 256 fits lm-en's max_len of 512; the cache's g
 
 
 def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
-    """Tables 1, 2, 2b and 2c: (lines, forward rows, decoding result, MiniLM rows)."""
+    """Tables 1, 2, 2b, 2d and 2c: (lines, forward rows, decoding result, MiniLM rows)."""
     fwd = step("forward", lambda: core.bench_forward((8, 32, 128) if q else (8, 32, 128, 512), repeats=5 if q else 30)) or []
     lines = section_forward(fwd)
     dec = step("decoding", lambda: core.bench_decoding(64 if q else DECODING_TOKENS, repeats=2 if q else 7))
@@ -514,6 +530,9 @@ def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
     from .bert import SIZES, bench_bert
     minilm = step("minilm", lambda: bench_bert(repeats=5 if q else 20, sizes=SIZES[:2] if q else SIZES)) or []
     lines += section_bert(minilm)
+    from .gpt2 import SIZES as GPT2_SIZES, bench_gpt2
+    lines += section_gpt2(step("gpt2", lambda: bench_gpt2(repeats=3 if q else 6, sizes=GPT2_SIZES[:1] if q
+                                                          else GPT2_SIZES)) or [])
     loss = step("long-context loss", lambda: core.long_context_loss(n_texts=1 if q else 4)) or []
     trace = step("long trace", lambda: core.bench_long_trace(repeats=1 if q else 3)) or []
     lines += section_long(loss, trace)

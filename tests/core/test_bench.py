@@ -104,6 +104,19 @@ def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
     assert sum(line.startswith("|") for line in lines) == 2 + len(rows)  # header, rule, one row per length
 
 
+def test_gpt2_rows_time_a_folder_core_model_imports_and_agree_with_transformers():
+    """A smaller GPT-2 than the full run's 124M (2 layers, a 600-token vocabulary) through the same code."""
+    from bench.gpt2 import SIZES, bench_gpt2
+
+    assert SIZES == (128, 512)
+    rows = bench_gpt2(repeats=1, sizes=(16,), n_layer=2, n_head=2, n_embd=32, vocab_size=600)
+    assert [r["tokens"] for r in rows] == [16] and rows[0]["parameters"] == 2 * 12_704 + 600 * 32 + 1024 * 32 + 64
+    assert rows[0]["agree"] and rows[0]["max_error"] <= 1e-4
+    assert math.isclose(rows[0]["ratio"], rows[0]["ours_ms"] / rows[0]["transformers_ms"])
+    lines = run.section_gpt2(rows)
+    assert sum(line.startswith("|") for line in lines) == 3
+
+
 def test_decoding_bench_measures_256_tokens_by_default():
     import inspect
 
