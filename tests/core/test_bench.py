@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from bench import core, run
+from viz_app.registry import NAMES
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +57,7 @@ def test_sentence_of_hits_the_token_count_and_pages_come_from_app_py():
     text, n = pages.sentence_of("translate-en-fr", 32)
     assert n == 32 and len(core.load("translate-en-fr").tokenizers["src"].encode(text)) == 32
     paths = pages.page_paths()
-    assert ("app_pages/explorer.py", "explorer") in paths and len(paths) == 10
+    assert paths == [(f"app_pages/{name}.py", name) for name in NAMES]  # every page of the registry, in its order
 
 
 def test_card_training_time_and_targets_verdicts():
