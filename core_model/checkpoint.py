@@ -3,7 +3,8 @@ and optionally what training kept: train_log.csv (train_log.py) and attention_st
 
 Loading checks every field, file and tensor shape and says what is wrong in one sentence.
 Nothing is unpickled: safetensors and JSON hold data only, so no code from a file ever runs.
-`load` also takes a Hugging Face BERT or GPT-2 folder, which it hands to bert.load or gpt2.load.
+`load` also takes a Hugging Face BERT, GPT-2, Marian or BART folder, which it hands to bert.load, gpt2.load
+or seq2seq_hub.load.
 A checkpoint a user brings comes in through extract_zip (an uploaded zip) or copy_folder, which
 write only the files a load reads, within size limits, and never where the zip says.
 """
@@ -22,7 +23,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import save as save_safetensors
 
-from . import bert, gpt2
+from . import bert, generation, gpt2, seq2seq_hub
 from .config import ModelConfig
 from .messages import coded, shortened
 from .model import Transformer
@@ -35,9 +36,11 @@ from .tokenizer import Tokenizer
 from .snapshots import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE
 from .train_log import LOG_FILE, MAX_LOG_BYTES
 
-# Every file a load reads or keeps: ours, what training kept, and a BERT or GPT-2 folder's tokenizer.json.
-# Nothing else is opened, unpacked or copied.
-FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, "tokenizer.json")
+# Every file a load reads or keeps: ours, what training kept, a BERT, GPT-2 or BART folder's tokenizer.json, a
+# Marian folder's sentencepiece models and vocabulary, and a Hugging Face folder's generation_config.json (read by
+# the decoding page, core_model/generation.py). Nothing else is opened, unpacked or copied.
+FILES = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, "tokenizer.json",
+         *seq2seq_hub.MARIAN_FILES, generation.FILE)
 KEPT_LIMITS = {LOG_FILE: MAX_LOG_BYTES, SNAPSHOT_FILE: MAX_SNAPSHOT_BYTES}  # read whole by the app: kept far smaller
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")  # what torch.save and pickle write
 
@@ -184,6 +187,8 @@ def load(path) -> Loaded:
         return bert.load(path)
     if gpt2.is_gpt2_folder(path):  # a Hugging Face GPT-2 folder, likewise
         return gpt2.load(path)
+    if seq2seq_hub.family(path):  # a Hugging Face Marian or BART folder, likewise
+        return seq2seq_hub.load(path)
     cfg = read_config(path)
     check_size(cfg)
     try:

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from .messages import CodedError, listed, listed_fields, shortened
 
 ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
-ACTIVATIONS = ("relu", "gelu", "gelu_tanh")  # gelu_tanh: GELU's tanh approximation (GPT-2's "gelu_new")
+# gelu_tanh: GELU's tanh approximation (GPT-2's "gelu_new"); silu: x·sigmoid(x) (Marian's "swish")
+ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("post", "pre")
 POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
+# Where the sinusoid's sines and cosines sit: interleaved as in the paper (sin at 2i, cos at 2i+1), or in halves,
+# every sine first and every cosine after (Marian's table, as fairseq and Marian's C++ lay it out).
+SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
 # Fields added after configs were first saved: a config.json without them takes the default.
-OPTIONAL = ("max_positions", "output_bias", "mask_padding")
+OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout")
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,7 @@ class ModelConfig:
     norm_eps: float = 1e-5
     positional: str = "sinusoidal"
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
+    sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
     # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
@@ -47,6 +52,8 @@ class ModelConfig:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
     # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
     # every real token from the padding after it (what the padding's own rows attend to changes no real token).
+    # A decoder whose start token is pad_id (Marian starts decoding from <pad>: bos_id == pad_id) keeps masking its
+    # padding, but never its first position, which holds that start token (Transformer.decode).
     mask_padding: bool = True
     pad_id: int = 0
     unk_id: int = 1
@@ -70,10 +77,13 @@ class ModelConfig:
 
     def _choice_problems(self):
         for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
-                              ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS)):
+                              ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS),
+                              ("sinusoidal_layout", SINUSOIDAL_LAYOUTS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
+        if self.sinusoidal_layout == "halves" and self.positional != "sinusoidal":
+            yield f"sinusoidal_layout is 'halves', but positional is {self.positional!r}: only a sinusoid has a layout."
 
     def _count_problems(self):
         """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""

@@ -31,9 +31,12 @@ def make_norm(cfg: ModelConfig) -> nn.Module:
 
 
 def make_activation(name: str) -> nn.Module:
-    """The FFN's nonlinearity: ReLU, GELU, or GELU's tanh approximation (GPT-2's "gelu_new")."""
+    """The FFN's nonlinearity: ReLU, GELU, GELU's tanh approximation (GPT-2's "gelu_new") or SiLU (x·sigmoid(x),
+    Marian's "swish")."""
     if name == "gelu_tanh":
         return nn.GELU(approximate="tanh")
+    if name == "silu":
+        return nn.SiLU()
     return nn.GELU() if name == "gelu" else nn.ReLU()
 
 
@@ -83,7 +86,7 @@ class Embeddings(nn.Module):
         self.tok = nn.Embedding(vocab_size, cfg.d_model)
         self.pos = None  # RoPE and ALiBi act inside attention instead
         if cfg.positional == "sinusoidal":
-            self.pos = SinusoidalPositions(cfg.max_len, cfg.d_model, cfg.positional_base)
+            self.pos = SinusoidalPositions(cfg.max_len, cfg.d_model, cfg.positional_base, cfg.sinusoidal_layout)
         elif cfg.positional == "learned":
             self.pos = LearnedPositions(cfg.max_len, cfg.d_model)
         self.token_type = nn.Embedding(cfg.type_vocab_size, cfg.d_model) if cfg.type_vocab_size else None

@@ -66,7 +66,11 @@ class Transformer(nn.Module):
         start = cache.length if cache is not None else 0
         mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start)  # [1, 1, t, start + t]
         if pad_mask and cache is None and self.cfg.mask_padding:  # see ModelConfig.mask_padding
-            mask = combine(mask, padding_mask(tgt, self.cfg.pad_id))
+            keys = padding_mask(tgt, self.cfg.pad_id)  # [b, 1, 1, t]
+            if self.cfg.bos_id == self.cfg.pad_id:  # Marian starts from <pad>: position 0 is its start, not padding
+                keys = keys.clone()
+                keys[..., 0] = True
+            mask = combine(mask, keys)
         x = self.tgt_embed(tgt, start=start)
         out = self.decoder(x, mask, memory, memory_mask, start, None if cache is None else cache.layers)
         if cache is not None:

@@ -8,23 +8,31 @@ import torch
 from torch import nn
 
 
-def sinusoidal_table(length: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
-    """PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)): [length, d_model]."""
+def sinusoidal_table(length: int, d_model: int, base: float = 10000.0, layout: str = "interleaved") -> torch.Tensor:
+    """PE[pos, 2i] = sin(pos / base^(2i/d)), PE[pos, 2i+1] = cos(pos / base^(2i/d)): [length, d_model].
+
+    layout "halves" holds the same numbers in another order: the sines in dimensions 0 … d/2-1 and the
+    cosines in d/2 … d-1, so PE[pos, i] = sin(…), PE[pos, d/2 + i] = cos(…) (Marian's table).
+    """
     pos = torch.arange(length, dtype=torch.float64)[:, None]  # [length, 1]
     inv_freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # [d/2]
     angles = pos * inv_freq  # [length, d/2]
     table = torch.zeros(length, d_model, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(angles)
-    table[:, 1::2] = torch.cos(angles)
+    if layout == "halves":
+        table[:, : d_model // 2] = torch.sin(angles)
+        table[:, d_model // 2 :] = torch.cos(angles)
+    else:
+        table[:, 0::2] = torch.sin(angles)
+        table[:, 1::2] = torch.cos(angles)
     return table.float()
 
 
 class SinusoidalPositions(nn.Module):
     """The fixed encoding of the paper; a buffer, not a weight, so checkpoints do not carry it."""
 
-    def __init__(self, max_len: int, d_model: int, base: float):
+    def __init__(self, max_len: int, d_model: int, base: float, layout: str = "interleaved"):
         super().__init__()
-        self.register_buffer("table", sinusoidal_table(max_len, d_model, base), persistent=False)
+        self.register_buffer("table", sinusoidal_table(max_len, d_model, base, layout), persistent=False)
 
     def forward(self, positions: torch.Tensor) -> torch.Tensor:
         return self.table[positions]  # [pos, d_model]

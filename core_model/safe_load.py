@@ -1,9 +1,11 @@
-"""What every checkpoint loader shares: ours (checkpoint.py) and the Hugging Face imports (bert.py, gpt2.py).
+"""What every checkpoint loader shares: ours (checkpoint.py) and the Hugging Face imports (bert.py, gpt2.py,
+seq2seq_hub.py).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
-model.safetensors and checked name by name and shape by shape. Both loaders build on this
-module, and checkpoint.load hands a BERT folder to bert.load and a GPT-2 folder to gpt2.load, so the
-arrows go one way: checkpoint → bert, gpt2 → safe_load. Nothing is unpickled: safetensors and JSON hold data only.
+model.safetensors and checked name by name and shape by shape. Every loader builds on this
+module, and checkpoint.load hands a BERT folder to bert.load, a GPT-2 folder to gpt2.load and a Marian or
+BART folder to seq2seq_hub.load, so the arrows go one way: checkpoint → bert, gpt2, seq2seq_hub → safe_load.
+Nothing is unpickled: safetensors and JSON hold data only.
 """
 from __future__ import annotations
 

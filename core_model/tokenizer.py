@@ -212,6 +212,10 @@ class Tokenizer:
         ids = self._encode_body(_checked_text(text, "The text"))
         return [BOS_ID] * add_bos + ids + [EOS_ID] * add_eos
 
+    def frame(self, ids: Sequence[int]) -> list[int]:
+        """The ids as the model reads a text: as they are (a decoder adds <s> itself)."""
+        return list(ids)
+
     def _encode_body(self, text: str) -> list[int]:
         """Encode exactly: sentencepiece would read a literal "▁" as a space, so swap it out."""
         if META not in text:
@@ -295,17 +299,7 @@ class Tokenizer:
 
     def word_ids(self, ids: Sequence[int]) -> list[int]:
         """For each id, the index of its word in `decode(ids).split()`, or -1 (specials, whitespace)."""
-        # Work on bytes, since a byte piece can be a fraction of a character: rebuild the text
-        # the ids spell, give each byte the index of the word it is in, then give each token the
-        # word of its first non-space byte. "Word" is str.split()'s: tabs and newlines separate.
-        chunks = [self._token_bytes(i) for i in ids]
-        byte_words = _byte_word_indices(b"".join(chunks))
-        result, start = [], 0
-        for chunk in chunks:
-            words = [w for w in byte_words[start : start + len(chunk)] if w >= 0]
-            result.append(words[0] if words else -1)
-            start += len(chunk)
-        return result
+        return _chunk_words([self._token_bytes(i) for i in ids])
 
     def _token_bytes(self, i: int) -> bytes:
         """The bytes token `i` stands for in the text (nothing for a special)."""
@@ -365,6 +359,20 @@ def _training_problem(message: str, vocab_size: int) -> str:
     return f"sentencepiece could not train on these texts: {message}"
 
 
+def _chunk_words(chunks: list[bytes]) -> list[int]:
+    """For each token's bytes, the str.split() index of the word its first non-space byte is in, or -1."""
+    # Work on bytes, since a byte piece can be a fraction of a character: rebuild the text the
+    # tokens spell, give each byte the index of the word it is in, then give each token the word
+    # of its first non-space byte. "Word" is str.split()'s: tabs and newlines separate.
+    byte_words = _byte_word_indices(b"".join(chunks))
+    result, start = [], 0
+    for chunk in chunks:
+        words = [w for w in byte_words[start : start + len(chunk)] if w >= 0]
+        result.append(words[0] if words else -1)
+        start += len(chunk)
+    return result
+
+
 def _byte_word_indices(data: bytes) -> list[int]:
     """For each byte of `data`, the str.split() index of the word it is in, or -1 for whitespace."""
     # surrogateescape keeps one character per invalid byte, so byte offsets stay countable.
@@ -404,9 +412,12 @@ class HubTokenizer:
 
     frames_input = False
 
-    def __init__(self, tokenizer, specials: dict[str, str | int]):
+    def __init__(self, tokenizer, specials: dict[str, str | int], frames_input: bool | None = None):
         """Wrap a `tokenizers.Tokenizer`; `specials` maps pad, unk, bos, eos to its tokens, each by its text
-        or by the id of one of the file's special tokens (a model's config names them by id)."""
+        or by the id of one of the file's special tokens (a model's config names them by id). `frames_input`
+        overrides the class's (BART's encoder reads <s> … </s>, its decoder the text as it is)."""
+        if frames_input is not None:
+            self.frames_input = frames_input
         self._tk = tokenizer
         self._tk.no_padding()
         self._tk.no_truncation()
@@ -428,9 +439,9 @@ class HubTokenizer:
         self._special = own | set(self._ids.values())
 
     @classmethod
-    def load(cls, path: str | Path, specials: dict[str, str | int]):
-        """Load a `tokenizer.json` (`specials` as in __init__); a missing or unusable file raises ValueError
-        naming it."""
+    def load(cls, path: str | Path, specials: dict[str, str | int], frames_input: bool | None = None):
+        """Load a `tokenizer.json` (`specials` and `frames_input` as in __init__); a missing or unusable file
+        raises ValueError naming it."""
         from tokenizers import Tokenizer as HFTokenizer
 
         try:
@@ -445,7 +456,7 @@ class HubTokenizer:
         except ValueError as err:
             raise CodedError(f"The tokenizer file {Path(path).name} is not a Hugging Face tokenizer: {err}",
                              "tokenizer_not_hf", {"file": Path(path).name}) from None
-        return cls(tokenizer, specials)
+        return cls(tokenizer, specials, frames_input)
 
     @property
     def vocab_size(self) -> int:
@@ -473,6 +484,11 @@ class HubTokenizer:
         """Token ids of `text` (no bos or eos unless asked for)."""
         ids = rust_call(self._tk.encode, _checked_text(text, "The text"), add_special_tokens=False).ids
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
+
+    def frame(self, ids: Sequence[int]) -> list[int]:
+        """The ids as the model reads a text: bos … eos around them if `frames_input` (BERT's [CLS] … [SEP],
+        BART's <s> … </s>), else as they are."""
+        return [self.bos_id, *ids, self.eos_id] if self.frames_input else list(ids)
 
     def decode(self, ids: Sequence[int]) -> str:
         """The text of `ids`, with pad, bos and eos dropped (any other special stays visible)."""
@@ -546,13 +562,15 @@ class ByteLevelBPETokenizer(HubTokenizer):
     Every piece spells bytes, one character per byte (GPT-2 writes a space as "Ġ", a newline as "Ċ"),
     so any text encodes without an unknown token and decodes back exactly. GPT-2 has one special token,
     <|endoftext|>, which the importer (gpt2.py) gives every role: pad, unk, bos and eos. The model reads
-    the text as it is; a decoder adds its bos itself, so `frames_input` is False.
+    the text as it is; a decoder adds its bos itself, so `frames_input` is False. BART's tokenizer is the
+    same kind, with <s>, <pad>, </s> and <unk>; its encoder reads <s> … </s> (seq2seq_hub.py sets `frames_input`).
     """
 
     @classmethod
-    def load(cls, path: str | Path, specials: dict[str, str | int]) -> "ByteLevelBPETokenizer":
+    def load(cls, path: str | Path, specials: dict[str, str | int],
+             frames_input: bool | None = None) -> "ByteLevelBPETokenizer":
         """Load a `tokenizer.json` and check that it is byte-level BPE; a ValueError names the file if not."""
-        tokenizer = super().load(path, specials)
+        tokenizer = super().load(path, specials, frames_input)
         problem = tokenizer._problem()
         if problem:
             name = Path(path).name
@@ -605,15 +623,7 @@ class ByteLevelBPETokenizer(HubTokenizer):
 
     def word_ids(self, ids: Sequence[int]) -> list[int]:
         """For each id, the index of its word in `decode(ids).split()`, or -1 (specials, whitespace)."""
-        # As Tokenizer.word_ids: each byte of the text gets its word, each token its first non-space byte's.
-        chunks = [self._token_bytes(i) for i in ids]
-        byte_words = _byte_word_indices(b"".join(chunks))
-        result, start = [], 0
-        for chunk in chunks:
-            words = [w for w in byte_words[start : start + len(chunk)] if w >= 0]
-            result.append(words[0] if words else -1)
-            start += len(chunk)
-        return result
+        return _chunk_words([self._token_bytes(i) for i in ids])
 
 
 def _visible(text: str, keep_space: bool) -> str:
@@ -632,3 +642,134 @@ def _visible(text: str, keep_space: bool) -> str:
         else:
             out.append(char)
     return "".join(out)
+
+
+def _language_code(text: str) -> int:
+    """How many characters of `text` are a leading target-language code such as >>fra<< (0 if none), found as
+    transformers' MarianTokenizer finds it: `text` starts with >> and has a << after."""
+    end = text.find("<<", 2) if text.startswith(">>") else -1
+    return end + 2 if end >= 0 else 0
+
+
+class MarianTokenizer:
+    """An imported Marian tokenizer, as transformers' MarianTokenizer reads it: a sentencepiece model
+    (source.spm for the encoder's text, target.spm for the decoder's) cuts the text into pieces, and
+    vocab.json numbers them.
+
+    The ids are vocab.json's, not sentencepiece's: a piece vocab.json lacks is <unk>. Marian's sentencepiece
+    models normalize (NFKC) and drop extra spaces, so the round trip is not exact; the Moses punctuation
+    normalizer transformers runs first when sacremoses is installed is not run here. A text may start with a
+    target-language token such as >>fra<<, and </s>, <unk> and <pad> written in the text are those tokens, as
+    in transformers. Marian's encoder reads the text and then </s>, with no <s> (`frame`): `frames_input`, which
+    promises bos … eos, is False.
+    """
+
+    frames_input = False
+
+    def __init__(self, processor: spm.SentencePieceProcessor, vocab: dict[str, int], specials: dict[str, int],
+                 ends_with_eos: bool):
+        """`vocab` maps every piece to its id 0 … n-1; `specials` maps pad, unk, bos, eos to ids of `vocab`;
+        `ends_with_eos`: the model reads </s> after the text (the encoder's side)."""
+        self._sp, self._vocab, self._ids, self._ends_with_eos = processor, vocab, dict(specials), ends_with_eos
+        self._pieces = {i: piece for piece, i in vocab.items()}
+        self._special = set(self._ids.values())
+        self._special_pieces = {self._pieces[i]: i for i in self._special}
+        longest_first = sorted(self._special_pieces, key=len, reverse=True)
+        self._split = re.compile("(" + "|".join(map(re.escape, longest_first)) + ")")
+
+    @classmethod
+    def load(cls, model: bytes, vocab: dict[str, int], specials: dict[str, int], ends_with_eos: bool,
+             name: str = "source.spm") -> "MarianTokenizer":
+        """A tokenizer from a sentencepiece model's bytes (the file `name`) and vocab.json's mapping, which the
+        caller has read and checked."""
+        if not model:
+            raise CodedError(f"The tokenizer model file {name} is empty.", "tokenizer_empty", {"file": name})
+        try:
+            processor = spm.SentencePieceProcessor(model_proto=bytes(model))
+        except (RuntimeError, OSError):
+            raise CodedError(f"The tokenizer model file {name} is not a sentencepiece model: it is corrupt or "
+                             "truncated.", "tokenizer_corrupt", {"file": name}) from None
+        return cls(processor, vocab, specials, ends_with_eos)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self._vocab)
+
+    pad_id = property(lambda self: self._ids["pad"])
+    unk_id = property(lambda self: self._ids["unk"])
+    bos_id = property(lambda self: self._ids["bos"])
+    eos_id = property(lambda self: self._ids["eos"])
+
+    def is_special(self, i: int) -> bool:
+        return int(i) in self._special
+
+    def id_to_piece(self, i: int) -> str:
+        piece = self._pieces.get(int(i))
+        if piece is None:
+            raise IndexError(f"Token id {i} is outside the vocabulary (0 to {self.vocab_size - 1}).")
+        return piece
+
+    def piece_to_id(self, piece: str) -> int:
+        return self._vocab.get(piece, self.unk_id)
+
+    def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
+        """Token ids of `text` (no bos or eos unless asked for; see `frame`)."""
+        ids = []
+        for part in self._split.split(_checked_text(text, "The text")):
+            if part in self._special_pieces:
+                ids.append(self._special_pieces[part])
+                continue
+            code = _language_code(part)  # transformers takes it off each stretch between specials
+            if code:
+                ids.append(self.piece_to_id(part[:code]))
+                part = part[code:]
+            ids += [self.piece_to_id(p) for p in self._sp.encode(part, out_type=str)]
+        return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
+
+    def frame(self, ids: Sequence[int]) -> list[int]:
+        """The ids as the model reads a text: the encoder's followed by </s>, the decoder's as they are."""
+        return [*ids, self.eos_id] if self._ends_with_eos else list(ids)
+
+    def pieces(self, text: str) -> list[str]:
+        return [self.id_to_piece(i) for i in self.encode(text)]
+
+    def _token_bytes(self, i: int) -> bytes:
+        """The bytes token `i` stands for in the text: nothing for pad, bos and eos, ⁇ for unk (sentencepiece's
+        mark, without the spaces it puts around it: an unknown letter stays inside its word)."""
+        i = int(i)
+        if i == self.unk_id:
+            return "⁇".encode("utf-8")
+        if i in (self.pad_id, self.bos_id, self.eos_id):
+            return b""
+        piece = self.id_to_piece(i)
+        byte = _BYTE_PIECE.fullmatch(piece)
+        if byte and self._sp.is_byte(self._sp.piece_to_id(piece)):
+            return bytes([int(byte[1], 16)])
+        return piece.replace(META, " ").encode("utf-8")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of `ids` without pad, bos and eos, outer spaces stripped (as transformers does); unk shows as
+        ⁇, a byte run that is no UTF-8 as U+FFFD."""
+        return b"".join(self._token_bytes(i) for i in ids).decode("utf-8", errors="replace").strip()
+
+    def decode_visible(self, ids: Sequence[int]) -> str:
+        """`decode` for a reader: a byte piece that forms no valid UTF-8 shows as its label `<C3>`."""
+        data = b"".join(self._token_bytes(i) for i in ids)
+        return _visible(data.decode("utf-8", errors="surrogateescape"), keep_space=True).strip()
+
+    def display_pieces(self, ids: Sequence[int]) -> list[str]:
+        """The pieces as vocab.json spells them (`▁the`), a byte piece `<0xE4>` as `<E4>`."""
+        labels = []
+        for i in ids:
+            piece = self.id_to_piece(i)
+            byte = _BYTE_PIECE.fullmatch(piece)
+            labels.append(f"<{byte[1]}>" if byte and self._sp.is_byte(self._sp.piece_to_id(piece)) else piece)
+        return labels
+
+    def word_ids(self, ids: Sequence[int]) -> list[int]:
+        """For each id, the index of its word in `decode(ids).split()`, or -1 (pad, bos, eos, whitespace); an
+        unknown piece belongs to the word it is in, so the caller can name the words the vocabulary lacks."""
+        return _chunk_words([self._token_bytes(i) for i in ids])
+
+    def __repr__(self) -> str:
+        return f"MarianTokenizer(vocab_size={self.vocab_size})"

@@ -18,6 +18,7 @@ import torch
 
 from core_model import bert, checkpoint, decoding
 from core_model.attribution import Gradients, attribute, explained_token
+from core_model.generation import Generation, read_generation
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
 from core_model.masks import causal_mask
@@ -83,10 +84,11 @@ def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
 def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words.
 
-    A tokenizer that `frames_input` (BERT's) gets [CLS] … [SEP] around the text, within max_tokens.
+    The text is framed as its tokenizer says (tokenizer.frame: BERT's [CLS] … [SEP], BART's <s> … </s>, Marian's
+    … </s>), within max_tokens.
     """
     text, notices = clean(text)
-    frame = 2 if tokenizer.frames_input else 0
+    frame = len(tokenizer.frame([]))
     ids = tokenizer.encode(text)
     if len(ids) + frame > max_tokens:
         notices.append(("input.truncated", {"n": len(ids) + frame, "keep": max_tokens}))
@@ -95,7 +97,7 @@ def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
     if unknown:
         notices.append(("input.unknown", {"words": ", ".join(visible(w) for w in unknown[:20])}))
     if frame and ids:
-        ids = [tokenizer.bos_id, *ids, tokenizer.eos_id]
+        ids = tokenizer.frame(ids)
     return Prepared(tuple(ids), tuple(notices))
 
 
@@ -214,6 +216,12 @@ MAX_DECODE_STEPS = 256
 DECODE_SECONDS = 20.0
 
 
+@st.cache_data(max_entries=16, max_size="1MB", show_spinner=False)
+def generation(name: str) -> Generation | None:
+    """The model folder's own generation settings (a Hugging Face folder's generation_config.json), or None."""
+    return read_generation(model_folder(name))
+
+
 def decoding_applies(architecture: str) -> bool:
     """Only a model with a decoder generates tokens; an encoder-only one has nothing to step through."""
     return architecture in ("encoder-decoder", "decoder")
@@ -235,6 +243,9 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     limit = readable(cfg)
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
     max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else LM_NEW_TOKENS
+    own = generation(name)
+    if own is not None and own.max_new_tokens:
+        max_len = min(max_len, own.max_new_tokens)
     common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
     if method == "greedy":
         return decoding.greedy(loaded.model, ids, **common)

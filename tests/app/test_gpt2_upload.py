@@ -17,14 +17,25 @@ SENTENCE = "The cat sat on the mat."
 
 
 @pytest.fixture(scope="module")
-def gpt2_zip(tmp_path_factory) -> bytes:
-    """The tiny GPT-2 folder as a user zips it: one folder holding every file save_pretrained wrote."""
-    folder = tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "tiny-gpt2")
+def gpt2_folder(tmp_path_factory):
+    return tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "tiny-gpt2")
+
+
+def zipped(folder, extra: dict | None = None) -> bytes:
+    """The folder as a user zips it: one folder holding every file save_pretrained wrote (and `extra` files)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for f in sorted(folder.iterdir()):
-            z.write(f, f"tiny-gpt2/{f.name}")
+            if f.name not in (extra or {}):  # save_pretrained writes a generation_config.json of its own
+                z.write(f, f"tiny-gpt2/{f.name}")
+        for name, text in (extra or {}).items():
+            z.writestr(f"tiny-gpt2/{name}", text)
     return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def gpt2_zip(gpt2_folder) -> bytes:
+    return zipped(gpt2_folder)
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +112,38 @@ def test_the_masks_page_tells_gpt2s_padding_by_length_and_masks_none_of_it(gpt2_
     assert table.pads[0].tolist() == [[c >= n for c in range(ids.shape[1])] for n in lengths]  # by length, not id
     padding = named_z(at, "masks.mask.padding")
     assert np.nanmin(padding) == 1  # nothing blocked: the model masks no padding
+
+
+def test_decoding_starts_from_the_models_own_generation_config(gpt2_folder):
+    """generation_config.json asks for 5 new tokens, greedy: the page's steps are transformers' generate()."""
+    import json
+
+    import torch
+    import transformers
+
+    at = uploaded(zipped(gpt2_folder, {"generation_config.json": json.dumps({"max_new_tokens": 5})}))
+    at.switch_page("app_pages/decoding.py").run()
+    assert_clean(at)
+    assert at.radio(key="decoding.method").value == "greedy"
+    assert any("`max_new_tokens = 5`" in c.value for c in at.caption)
+    fast = transformers.AutoTokenizer.from_pretrained(gpt2_folder)
+    reference = transformers.GPT2LMHeadModel.from_pretrained(gpt2_folder, attn_implementation="eager").eval()
+    prompt = [fast.eos_token_id] + fast(SENTENCE)["input_ids"]
+    with torch.no_grad():
+        want = reference.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                                  max_new_tokens=5, do_sample=False, eos_token_id=fast.eos_token_id,
+                                  pad_token_id=fast.eos_token_id)[0, len(prompt):].tolist()
+    decoded = loaders.decode(at.session_state["model"], SENTENCE)
+    assert list(decoded.ids) == want and len(want) <= 5
+
+
+def test_a_generation_config_asking_for_beams_makes_beam_search_the_default(gpt2_folder):
+    import json
+
+    settings = {"num_beams": 3, "length_penalty": 2.0, "no_repeat_ngram_size": 3}
+    at = uploaded(zipped(gpt2_folder, {"generation_config.json": json.dumps(settings)}))
+    at.switch_page("app_pages/decoding.py").run()
+    assert_clean(at)
+    assert at.radio(key="decoding.method").value == "beam" and at.number_input(key="decoding.width").value == 3
+    said = " ".join(c.value for c in at.caption)
+    assert "`num_beams = 3`" in said and "`no_repeat_ngram_size`" in said and "`length_penalty`" in said

@@ -50,6 +50,12 @@ STRINGS = {
               "negative value to exactly 0, so many units are silent for a given token: the bars count them.",
         "zh": "每行是一个词元，每列是 ReLU 之后 {d_ff} 个隐藏单元中的一个。ReLU 把所有负值都变成 0，"
               "所以对某个词元来说很多单元是沉默的：右侧柱状图统计了它们的比例。"},
+    "ffn_norm.ffn.about.silu": {
+        "en": "Each row is a token, each column one of the {d_ff} hidden units after the SiLU, x·σ(x) (Marian's "
+              "swish). Like GELU it lets small negative values through, so the bars count the units that came out "
+              "negative.",
+        "zh": "每行是一个词元，每列是 SiLU（x·σ(x)，即 Marian 所用的 swish）之后 {d_ff} 个隐藏单元中的一个。它和 GELU "
+              "一样会让较小的负值通过，所以柱状图统计输出为负的单元所占的比例。"},
     "ffn_norm.ffn.about.gelu_tanh": {
         "en": "Each row is a token, each column one of the {d_ff} hidden units after the GELU (in its tanh "
               "approximation, as GPT-2 computes it). It lets small negative values through, so the bars count the "
@@ -67,6 +73,7 @@ STRINGS = {
     "ffn_norm.inactive.relu": {"en": "Share of units at exactly 0", "zh": "恰好为 0 的单元比例"},
     "ffn_norm.inactive.gelu": {"en": "Share of negative units", "zh": "为负的单元比例"},
     "ffn_norm.inactive.gelu_tanh": {"en": "Share of negative units", "zh": "为负的单元比例"},
+    "ffn_norm.inactive.silu": {"en": "Share of negative units", "zh": "为负的单元比例"},
     "ffn_norm.share": {"en": "share", "zh": "比例"},
     "ffn_norm.hist": {"en": "Before and after normalization, layer {layer}", "zh": "第 {layer} 层归一化之前与之后"},
     "ffn_norm.hist.about.post": {

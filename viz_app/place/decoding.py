@@ -7,7 +7,7 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from .. import classroom, page, state
+from .. import classroom, loaders, page, state
 from ..classroom import Latex
 from ..figures import decoding as figs
 from ..export import to_csv
@@ -40,9 +40,12 @@ def usable(bounds: tuple, value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
 
 
-def param(name: str, column):
-    """A URL-synced number widget; a value outside its bounds (from a link or a script) falls back to the default."""
+def param(name: str, column, own=None):
+    """A URL-synced number widget; a value outside its bounds (from a link or a script) falls back to the default:
+    the model's own (`own`, from its generation_config.json) where it names one within the bounds, else ours."""
     default, parse, low, high, step = PARAMS[name]
+    if own is not None and getattr(own, name) is not None and usable((low, high), getattr(own, name)):
+        default = type(default)(getattr(own, name))
     key = f"decoding.{name}"
     value = state.setting(key, default, parse, partial(usable, (low, high)), say_stale=True)
     st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
@@ -55,19 +58,35 @@ def controls() -> tuple[str, dict, object]:
     """The method radio and its parameters; returns (method, keyword arguments for loaders.decode, and for
     sampling the place beside its controls where `rare_note` says the current step's numbers, else None).
     The page's explanation goes above them, with the chosen method's formulas."""
-    method = state.setting("decoding.method", "greedy", ok=METHOD_PARAMS.__contains__, say_stale=True)
+    own = loaders.generation(st.session_state["model"])  # the model's generation_config.json, if it has one
+    method = state.setting("decoding.method", own.method if own else "greedy", ok=METHOD_PARAMS.__contains__,
+                           say_stale=True)
     about(method)
     st.radio(t("decoding.method"), list(METHOD_PARAMS), key="decoding.method", horizontal=True,
              format_func=named("decoding.method"))
+    if own is not None:
+        st.caption(own_settings(own))
     # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
     # depends on the text and the method, known only after decoding).
     state.synced("decoding.step", 0, state.parse_int, lambda step: step >= 0)
     columns = st.columns(4)
-    params = {name: param(name, column) for name, column in zip(METHOD_PARAMS[method], columns)}
+    params = {name: param(name, column, own) for name, column in zip(METHOD_PARAMS[method], columns)}
     if method != "sample":
         return method, params, None
     st.caption(t("decoding.sample.why"))
     return method, params, st.empty()
+
+
+def own_settings(own) -> str:
+    """What the model's generation_config.json asks for, as the page starts from it, and what it does not follow."""
+    fields = {"width": "num_beams", "temperature": "temperature", "top_k": "top_k", "top_p": "top_p",
+              "max_new_tokens": "max_new_tokens"}  # ours → the file's names, quoted as the file has them
+    asked = [t(f"decoding.method.{own.method}")]
+    asked += [f"`{theirs} = {getattr(own, ours)}`" for ours, theirs in fields.items() if getattr(own, ours) is not None]
+    said = t("decoding.own", asked=", ".join(asked))
+    if own.not_applied:
+        said += " " + t("decoding.own.not_applied", names=", ".join(f"`{name}`" for name in own.not_applied))
+    return said
 
 
 def rare_note(note, step, k: int) -> None:

@@ -109,7 +109,8 @@ NORM_LATEX = {
 }
 
 
-ACTIVATION_LATEX = {"relu": r"\mathrm{ReLU}", "gelu": r"\mathrm{GELU}", "gelu_tanh": r"\mathrm{GELU}_{\tanh}"}
+ACTIVATION_LATEX = {"relu": r"\mathrm{ReLU}", "gelu": r"\mathrm{GELU}", "gelu_tanh": r"\mathrm{GELU}_{\tanh}",
+                    "silu": r"\mathrm{SiLU}"}
 
 
 def formulas(cfg) -> tuple[str, str]:

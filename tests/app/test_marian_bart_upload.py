@@ -1,0 +1,90 @@
+"""Marian and BART folders made by transformers, zipped and uploaded through the sidebar: each loads as its own
+model, and every page draws it without an exception."""
+import io
+import zipfile
+
+import pytest
+
+from tests.app.conftest import assert_clean, open_page, shown
+from viz_app import loaders
+from viz_app.i18n import text
+from viz_app.registry import NAMES
+
+pytest.importorskip("transformers")  # a dev requirement: the tiny models are made by transformers itself
+# after the skip: it imports transformers
+from tests.core.test_marian_bart import REFERENCE, tiny_bart, tiny_marian  # noqa: E402
+
+SENTENCE = "the cat sat on the mat"
+MAKERS = {"marian": tiny_marian, "bart": tiny_bart}
+
+
+@pytest.fixture(scope="module", params=sorted(MAKERS))
+def upload(request, tmp_path_factory) -> tuple[str, bytes]:
+    """(family, the tiny folder as a user zips it: one folder holding every file save_pretrained wrote)."""
+    kind = request.param
+    folder = MAKERS[kind](tmp_path_factory.mktemp(kind) / f"tiny-{kind}")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(folder.iterdir()):
+            z.write(f, f"tiny-{kind}/{f.name}")
+    return kind, buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def own_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("own")
+
+
+@pytest.fixture(autouse=True)
+def own_models_here(monkeypatch, own_dir):
+    monkeypatch.setattr(loaders, "OWN_DIR", own_dir)
+
+
+def uploaded(upload):
+    kind, data = upload
+    at = open_page("overview", timeout=120, src=SENTENCE)
+    at.sidebar.file_uploader[0].set_value((f"tiny-{kind}.zip", data, "application/zip"))
+    at.run()
+    assert_clean(at)
+    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source=f"tiny-{kind}.zip")]
+    return at
+
+
+def test_the_zip_loads_as_an_encoder_decoder(upload):
+    kind, _ = upload
+    at = uploaded(upload)
+    name = at.session_state["model"]
+    assert name.startswith(loaders.OWN_PREFIX)
+    cfg = loaders.load_model(name).config
+    assert cfg.architecture == "encoder-decoder"
+    assert (cfg.positional, cfg.embed_norm) == (("sinusoidal", False) if kind == "marian" else ("learned", True))
+
+
+def test_the_overview_shows_transformers_greedy_output(upload, tmp_path, request):
+    import torch
+    import transformers
+
+    kind, data = upload
+    at = uploaded(upload)
+    loaded = loaders.load_model(at.session_state["model"])
+    zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path)
+    folder = tmp_path / f"tiny-{kind}"
+    hub = transformers.AutoTokenizer.from_pretrained(folder)
+    reference = REFERENCE[kind].from_pretrained(folder, attn_implementation="eager").eval()
+    src = hub(SENTENCE)["input_ids"]  # as transformers frames it: Marian … </s>, BART <s> … </s>
+    budget = loaders.readable(loaded.config) - 1  # the steps the app's decoding may take
+    with torch.no_grad():
+        ids = reference.generate(torch.tensor([src]), max_new_tokens=budget, do_sample=False, num_beams=1)[0, 1:]
+    ids = [int(i) for i in ids if i != loaded.config.eos_id]
+    output = loaded.tokenizers["tgt"].decode_visible(ids)  # our decoding of the ids (checked in tests/core)
+    assert output.strip() and output in [t.value for t in at.text]
+
+
+@pytest.mark.parametrize("page", NAMES)
+def test_every_page_draws_the_uploaded_model(upload, page):
+    at = uploaded(upload)
+    name = at.session_state["model"]
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert_clean(at)
+    assert at.session_state["model"] == name, page
+    assert at.get("plotly_chart") or at.get("graphviz_chart"), page
