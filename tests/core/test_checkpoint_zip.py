@@ -328,3 +328,16 @@ def test_limits_are_the_documented_ones():
             checkpoint.MAX_FILE_BYTES, checkpoint.MAX_ZIP_ENTRIES) == (128 * 2**20, 256 * 2**20, 512 * 2**20,
                                                                        32 * 2**20, 64)
 
+
+def test_a_zip_asking_for_a_version_python_cannot_read_is_refused(tmp_path):
+    """An entry whose "version needed to extract" is 6.4 makes zipfile raise NotImplementedError while it lists the
+    entries (found by tests/core/test_fuzz.py): refused as a damaged zip, never a traceback."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("m/config.json", "{}")
+    data = bytearray(buf.getvalue())
+    central = data.rindex(b"PK\x01\x02")
+    data[central + 6:central + 8] = (64).to_bytes(2, "little")  # version needed to extract: 6.4
+    with pytest.raises(CheckpointError) as e:
+        extract_zip(bytes(data), tmp_path / "out")
+    assert e.value.code == "not_zip"
