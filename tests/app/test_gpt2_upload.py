@@ -43,9 +43,12 @@ def own_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("own")
 
 
-@pytest.fixture(autouse=True)
-def own_models_here(monkeypatch, own_dir):
-    monkeypatch.setattr(loaders, "OWN_DIR", own_dir)
+@pytest.fixture(scope="module", autouse=True)
+def own_models_here(own_dir):
+    """Uploads go to this module's folder, for its whole run: the uploaded sessions below are shared by its tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loaders, "OWN_DIR", own_dir)
+        yield
 
 
 def uploaded(gpt2_zip):
@@ -53,17 +56,25 @@ def uploaded(gpt2_zip):
     at.sidebar.file_uploader[0].set_value(("tiny-gpt2.zip", gpt2_zip, "application/zip"))
     at.run()
     assert_clean(at)
+    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="tiny-gpt2.zip")]
     return at
 
 
-def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip, tmp_path):
+@pytest.fixture(scope="module")
+def session(gpt2_zip, own_models_here):
+    """One session that uploaded the zip (an upload runs the probe in a child process: a few seconds), shared by
+    the tests below, each opening the page it checks."""
+    return uploaded(gpt2_zip)
+
+
+def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip, session, tmp_path):
     import torch
     import transformers
 
-    at = uploaded(gpt2_zip)
+    at = session
+    at.switch_page("app_pages/overview.py").run()
     name = at.session_state["model"]
     assert name.startswith(loaders.OWN_PREFIX)
-    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="tiny-gpt2.zip")]
     cfg = loaders.load_model(name).config
     assert (cfg.architecture, cfg.activation, cfg.mask_padding) == ("decoder", "gelu_tanh", False)
     # transformers' own greedy continuation of <|endoftext|> + the sentence, by its own tokenizer
@@ -82,8 +93,8 @@ def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip
 
 
 @pytest.mark.parametrize("page", NAMES)
-def test_every_page_draws_the_uploaded_gpt2(gpt2_zip, page):
-    at = uploaded(gpt2_zip)
+def test_every_page_draws_the_uploaded_gpt2(session, page):
+    at = session
     name = at.session_state["model"]
     at.switch_page(f"app_pages/{page}.py").run()
     assert_clean(at)
@@ -91,12 +102,12 @@ def test_every_page_draws_the_uploaded_gpt2(gpt2_zip, page):
     assert at.get("plotly_chart") or at.get("graphviz_chart"), page
 
 
-def test_the_masks_page_tells_gpt2s_padding_by_length_and_masks_none_of_it(gpt2_zip):
+def test_the_masks_page_tells_gpt2s_padding_by_length_and_masks_none_of_it(session):
     """GPT-2 pads with <|endoftext|>, the same token every sentence starts with: the page must not take each
     sentence's first token for padding, and must show the model's padding mask as it is (nothing blocked)."""
     import numpy as np
 
-    at = uploaded(gpt2_zip)
+    at = session
     at.switch_page("app_pages/masks.py").run()
     assert_clean(at)
     cfg = loaders.load_model(at.session_state["model"]).config

@@ -35,9 +35,12 @@ def own_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("own")
 
 
-@pytest.fixture(autouse=True)
-def own_models_here(monkeypatch, own_dir):
-    monkeypatch.setattr(loaders, "OWN_DIR", own_dir)
+@pytest.fixture(scope="module", autouse=True)
+def own_models_here(own_dir):
+    """Uploads go to this module's folder, for its whole run: the uploaded sessions below are shared by its tests."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loaders, "OWN_DIR", own_dir)
+        yield
 
 
 def uploaded(upload):
@@ -50,9 +53,16 @@ def uploaded(upload):
     return at
 
 
-def test_the_zip_loads_as_an_encoder_decoder(upload):
+@pytest.fixture(scope="module")
+def session(upload, own_models_here):
+    """One session that uploaded the family's zip (an upload runs the probe in a child process: a few seconds),
+    shared by the tests below, each opening the page it checks."""
+    return uploaded(upload)
+
+
+def test_the_zip_loads_as_an_encoder_decoder(upload, session):
     kind, _ = upload
-    at = uploaded(upload)
+    at = session
     name = at.session_state["model"]
     assert name.startswith(loaders.OWN_PREFIX)
     cfg = loaders.load_model(name).config
@@ -60,12 +70,13 @@ def test_the_zip_loads_as_an_encoder_decoder(upload):
     assert (cfg.positional, cfg.embed_norm) == (("sinusoidal", False) if kind == "marian" else ("learned", True))
 
 
-def test_the_overview_shows_transformers_greedy_output(upload, tmp_path, request):
+def test_the_overview_shows_transformers_greedy_output(upload, session, tmp_path):
     import torch
     import transformers
 
     kind, data = upload
-    at = uploaded(upload)
+    at = session
+    at.switch_page("app_pages/overview.py").run()
     loaded = loaders.load_model(at.session_state["model"])
     zipfile.ZipFile(io.BytesIO(data)).extractall(tmp_path)
     folder = tmp_path / f"tiny-{kind}"
@@ -81,8 +92,8 @@ def test_the_overview_shows_transformers_greedy_output(upload, tmp_path, request
 
 
 @pytest.mark.parametrize("page", NAMES)
-def test_every_page_draws_the_uploaded_model(upload, page):
-    at = uploaded(upload)
+def test_every_page_draws_the_uploaded_model(session, page):
+    at = session
     name = at.session_state["model"]
     at.switch_page(f"app_pages/{page}.py").run()
     assert_clean(at)
