@@ -14,7 +14,7 @@ import torch
 from .config import ModelConfig
 from .messages import coded, shortened
 from .model import Transformer
-from .safe_load import CheckpointError, Loaded, check_size, read_json_file, read_tensors
+from .safe_load import CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors
 from .tokenizer import WordPieceTokenizer
 
 SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}
@@ -55,10 +55,7 @@ def minilm_path() -> Path | None:
 
 def is_bert_folder(path: Path) -> bool:
     """Whether `path` looks like a Hugging Face BERT folder (rather than one of our checkpoints)."""
-    try:
-        return read_json_file(Path(path) / "config.json", "config.json").get("model_type") == "bert"
-    except (OSError, ValueError, AttributeError):  # CheckpointError is a ValueError
-        return False
+    return hf_model_type(path) == "bert"
 
 
 def config_from_hf(hf: dict) -> ModelConfig:
@@ -99,10 +96,7 @@ def name_map(cfg: ModelConfig) -> dict[str, str]:
 def load(path, name: str = "") -> Loaded:
     """Load a BERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
-    hf = read_json_file(path / "config.json", "config.json")
-    if not isinstance(hf, dict):
-        raise CheckpointError("config.json must hold a JSON object of field names and values.",
-                              code="config_not_object", fields={"file": "config.json"})
+    hf = read_hf_config(path)
     cfg = config_from_hf(hf)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)

@@ -24,7 +24,8 @@ import torch
 from .config import ModelConfig
 from .messages import coded, shortened
 from .model import Transformer
-from .safe_load import CheckpointError, Loaded, check_size, read_json_file, read_tensors, tensor_names
+from .safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors,
+                        tensor_names)
 from .tokenizer import ByteLevelBPETokenizer
 
 # transformers' name of the activation -> ours. "gelu_new" and "gelu_pytorch_tanh" are the same tanh formula.
@@ -47,10 +48,7 @@ LAYER = {
 
 def is_gpt2_folder(path: Path) -> bool:
     """Whether `path` looks like a Hugging Face GPT-2 folder (rather than one of our checkpoints)."""
-    try:
-        return read_json_file(Path(path) / "config.json", "config.json").get("model_type") == "gpt2"
-    except (OSError, ValueError, AttributeError):  # CheckpointError is a ValueError
-        return False
+    return hf_model_type(path) == "gpt2"
 
 
 def refuse(name: str, want: str, got) -> CheckpointError:
@@ -146,10 +144,7 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
 def load(path, name: str = "") -> Loaded:
     """Load a GPT-2 folder as a decoder-only core_model with its byte-level BPE tokenizer."""
     path = Path(path)
-    hf = read_json_file(path / "config.json", "config.json")
-    if not isinstance(hf, dict):
-        raise CheckpointError("config.json must hold a JSON object of field names and values.",
-                              code="config_not_object", fields={"file": "config.json"})
+    hf = read_hf_config(path)
     cfg = config_from_hf(hf)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     rename, ignore = file_names(path, cfg)

@@ -89,6 +89,23 @@ def read_json_file(path: Path, what: str):
     return read_json(text, what)
 
 
+def hf_model_type(path) -> str | None:
+    """The model_type a Hugging Face folder's config.json names, or None (one of our checkpoints, or no config)."""
+    try:
+        return read_json_file(Path(path) / "config.json", "config.json").get("model_type")
+    except (OSError, ValueError, AttributeError):  # CheckpointError is a ValueError; a list has no .get
+        return None
+
+
+def read_hf_config(path: Path) -> dict:
+    """A Hugging Face folder's config.json, which must hold a JSON object (bert, gpt2 and seq2seq_hub read it)."""
+    hf = read_json_file(path / "config.json", "config.json")
+    if not isinstance(hf, dict):
+        raise CheckpointError("config.json must hold a JSON object of field names and values.",
+                              code="config_not_object", fields={"file": "config.json"})
+    return hf
+
+
 @dataclass(frozen=True)
 class Loaded:
     """A model ready to run, in eval mode, with its tokenizers by side ('src', 'tgt') and its card."""

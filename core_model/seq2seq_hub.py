@@ -38,8 +38,8 @@ from .config import ModelConfig
 from .messages import coded, shortened
 from .model import Transformer
 from .positional import sinusoidal_table
-from .safe_load import CheckpointError, Loaded, check_size, read_json_file, read_tensors, required, tensor_names, \
-    within_limit
+from .safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_json_file,
+                        read_tensors, required, tensor_names, within_limit)
 from .tokenizer import ByteLevelBPETokenizer, MarianTokenizer
 
 FAMILIES = ("marian", "bart")
@@ -75,10 +75,7 @@ EMBEDDING = ("shared.weight", "encoder.embed_tokens.weight", "decoder.embed_toke
 
 def family(path: Path) -> str | None:
     """"marian" or "bart" if `path` looks like such a Hugging Face folder (rather than one of our checkpoints)."""
-    try:
-        kind = read_json_file(Path(path) / "config.json", "config.json").get("model_type")
-    except (OSError, ValueError, AttributeError):  # CheckpointError is a ValueError
-        return None
+    kind = hf_model_type(path)
     return kind if kind in FAMILIES else None
 
 
@@ -310,10 +307,7 @@ def check_vocab(tokenizers: dict, cfg: ModelConfig, kind: str) -> None:
 def load(path, name: str = "") -> Loaded:
     """Load a Marian or BART folder as an encoder-decoder core_model with its tokenizers."""
     path = Path(path)
-    hf = read_json_file(path / "config.json", "config.json")
-    if not isinstance(hf, dict):
-        raise CheckpointError("config.json must hold a JSON object of field names and values.",
-                              code="config_not_object", fields={"file": "config.json"})
+    hf = read_hf_config(path)
     kind = hf["model_type"]
     check_settings(hf, kind)  # before the tokenizer files are read: the config's fault is named first
     tokenizers = marian_tokenizers(path, hf) if kind == "marian" else bart_tokenizers(path, hf)

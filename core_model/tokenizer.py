@@ -403,7 +403,20 @@ def rust_call(call, *args, **kwargs):
         raise CodedError(f"The tokenizer failed: {str(err)[:120]}", "tokenizer_failed") from None
 
 
-class HubTokenizer:
+class SpecialIds:
+    """The four roles' ids (`_ids`: pad, unk, bos, eos) and the set of special ids (`_special`) of an imported
+    tokenizer (HubTokenizer, MarianTokenizer)."""
+
+    pad_id = property(lambda self: self._ids["pad"])
+    unk_id = property(lambda self: self._ids["unk"])
+    bos_id = property(lambda self: self._ids["bos"])
+    eos_id = property(lambda self: self._ids["eos"])
+
+    def is_special(self, i: int) -> bool:
+        return int(i) in self._special
+
+
+class HubTokenizer(SpecialIds):
     """A Hugging Face `tokenizer.json`, read by the tokenizers package, behind the interface of `Tokenizer`.
 
     The file's own padding and truncation are switched off; the caller cuts to the model's length.
@@ -461,14 +474,6 @@ class HubTokenizer:
     @property
     def vocab_size(self) -> int:
         return self._tk.get_vocab_size(with_added_tokens=True)
-
-    pad_id = property(lambda self: self._ids["pad"])
-    unk_id = property(lambda self: self._ids["unk"])
-    bos_id = property(lambda self: self._ids["bos"])
-    eos_id = property(lambda self: self._ids["eos"])
-
-    def is_special(self, i: int) -> bool:
-        return int(i) in self._special
 
     def id_to_piece(self, i: int) -> str:
         piece = self._tk.id_to_token(int(i))
@@ -651,7 +656,7 @@ def _language_code(text: str) -> int:
     return end + 2 if end >= 0 else 0
 
 
-class MarianTokenizer:
+class MarianTokenizer(SpecialIds):
     """An imported Marian tokenizer, as transformers' MarianTokenizer reads it: a sentencepiece model
     (source.spm for the encoder's text, target.spm for the decoder's) cuts the text into pieces, and
     vocab.json numbers them.
@@ -694,14 +699,6 @@ class MarianTokenizer:
     @property
     def vocab_size(self) -> int:
         return len(self._vocab)
-
-    pad_id = property(lambda self: self._ids["pad"])
-    unk_id = property(lambda self: self._ids["unk"])
-    bos_id = property(lambda self: self._ids["bos"])
-    eos_id = property(lambda self: self._ids["eos"])
-
-    def is_special(self, i: int) -> bool:
-        return int(i) in self._special
 
     def id_to_piece(self, i: int) -> str:
         piece = self._pieces.get(int(i))

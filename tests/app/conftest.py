@@ -106,3 +106,41 @@ def shown(markdown: str) -> str:
     import re
 
     return html.unescape(re.sub(r"<[^>]+>", "", rendered(markdown)))
+
+
+def zipped(folder, top: str, extra: dict | None = None) -> bytes:
+    """`folder` as a user zips it: one folder `top` holding every file in it, `extra` files (name: text) in place
+    of those of the same name."""
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for f in sorted(folder.iterdir()):
+            if f.name not in (extra or {}):
+                z.write(f, f"{top}/{f.name}")
+        for name, content in (extra or {}).items():
+            z.writestr(f"{top}/{name}", content)
+    return buf.getvalue()
+
+
+def upload_zip(file_name: str, data: bytes, src: str) -> AppTest:
+    """A session on the overview that uploaded `data` through the sidebar, and saw it loaded and selected."""
+    from viz_app.i18n import text
+
+    at = open_page("overview", timeout=120, src=src)
+    at.sidebar.file_uploader[0].set_value((file_name, data, "application/zip"))
+    at.run()
+    assert_clean(at)
+    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source=file_name)]
+    return at
+
+
+@pytest.fixture(scope="module")
+def own_models_here(tmp_path_factory):
+    """Uploads go to the module's own folder for its whole run (a module may share an uploaded session)."""
+    from viz_app import loaders
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loaders, "OWN_DIR", tmp_path_factory.mktemp("own"))
+        yield

@@ -5,15 +5,15 @@ import zipfile
 
 import pytest
 
-from tests.app.conftest import assert_clean, named_z, open_page, shown
+from tests.app.conftest import assert_clean, named_z, upload_zip, zipped
 from viz_app import loaders
-from viz_app.i18n import text
 from viz_app.registry import NAMES
 
 pytest.importorskip("transformers")  # a dev requirement: the tiny model is made by transformers itself
 from tests.core.test_gpt2 import tiny_gpt2  # noqa: E402  (after the skip: it imports transformers)
 
 SENTENCE = "The cat sat on the mat."
+pytestmark = pytest.mark.usefixtures("own_models_here")  # tests/app/conftest.py
 
 
 @pytest.fixture(scope="module")
@@ -21,43 +21,13 @@ def gpt2_folder(tmp_path_factory):
     return tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "tiny-gpt2")
 
 
-def zipped(folder, extra: dict | None = None) -> bytes:
-    """The folder as a user zips it: one folder holding every file save_pretrained wrote (and `extra` files)."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for f in sorted(folder.iterdir()):
-            if f.name not in (extra or {}):  # save_pretrained writes a generation_config.json of its own
-                z.write(f, f"tiny-gpt2/{f.name}")
-        for name, text in (extra or {}).items():
-            z.writestr(f"tiny-gpt2/{name}", text)
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def gpt2_zip(gpt2_folder) -> bytes:
-    return zipped(gpt2_folder)
+    return zipped(gpt2_folder, "tiny-gpt2")
 
 
-@pytest.fixture(scope="module")
-def own_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("own")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def own_models_here(own_dir):
-    """Uploads go to this module's folder, for its whole run: the uploaded sessions below are shared by its tests."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loaders, "OWN_DIR", own_dir)
-        yield
-
-
-def uploaded(gpt2_zip):
-    at = open_page("overview", timeout=120, src=SENTENCE)
-    at.sidebar.file_uploader[0].set_value(("tiny-gpt2.zip", gpt2_zip, "application/zip"))
-    at.run()
-    assert_clean(at)
-    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="tiny-gpt2.zip")]
-    return at
+def uploaded(data: bytes):
+    return upload_zip("tiny-gpt2.zip", data, SENTENCE)
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +102,7 @@ def test_decoding_starts_from_the_models_own_generation_config(gpt2_folder):
     import torch
     import transformers
 
-    at = uploaded(zipped(gpt2_folder, {"generation_config.json": json.dumps({"max_new_tokens": 5})}))
+    at = uploaded(zipped(gpt2_folder, "tiny-gpt2", {"generation_config.json": json.dumps({"max_new_tokens": 5})}))
     at.switch_page("app_pages/decoding.py").run()
     assert_clean(at)
     assert at.radio(key="decoding.method").value == "greedy"
@@ -152,7 +122,7 @@ def test_a_generation_config_asking_for_beams_makes_beam_search_the_default(gpt2
     import json
 
     settings = {"num_beams": 3, "length_penalty": 2.0, "no_repeat_ngram_size": 3}
-    at = uploaded(zipped(gpt2_folder, {"generation_config.json": json.dumps(settings)}))
+    at = uploaded(zipped(gpt2_folder, "tiny-gpt2", {"generation_config.json": json.dumps(settings)}))
     at.switch_page("app_pages/decoding.py").run()
     assert_clean(at)
     assert at.radio(key="decoding.method").value == "beam" and at.number_input(key="decoding.width").value == 3

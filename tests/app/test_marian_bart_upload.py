@@ -5,9 +5,8 @@ import zipfile
 
 import pytest
 
-from tests.app.conftest import assert_clean, open_page, shown
+from tests.app.conftest import assert_clean, upload_zip, zipped
 from viz_app import loaders
-from viz_app.i18n import text
 from viz_app.registry import NAMES
 
 pytest.importorskip("transformers")  # a dev requirement: the tiny models are made by transformers itself
@@ -16,41 +15,19 @@ from tests.core.test_marian_bart import REFERENCE, tiny_bart, tiny_marian  # noq
 
 SENTENCE = "the cat sat on the mat"
 MAKERS = {"marian": tiny_marian, "bart": tiny_bart}
+pytestmark = pytest.mark.usefixtures("own_models_here")  # tests/app/conftest.py
 
 
 @pytest.fixture(scope="module", params=sorted(MAKERS))
 def upload(request, tmp_path_factory) -> tuple[str, bytes]:
-    """(family, the tiny folder as a user zips it: one folder holding every file save_pretrained wrote)."""
+    """(family, the tiny folder as a user zips it)."""
     kind = request.param
-    folder = MAKERS[kind](tmp_path_factory.mktemp(kind) / f"tiny-{kind}")
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for f in sorted(folder.iterdir()):
-            z.write(f, f"tiny-{kind}/{f.name}")
-    return kind, buf.getvalue()
-
-
-@pytest.fixture(scope="module")
-def own_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("own")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def own_models_here(own_dir):
-    """Uploads go to this module's folder, for its whole run: the uploaded sessions below are shared by its tests."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loaders, "OWN_DIR", own_dir)
-        yield
+    return kind, zipped(MAKERS[kind](tmp_path_factory.mktemp(kind) / f"tiny-{kind}"), f"tiny-{kind}")
 
 
 def uploaded(upload):
     kind, data = upload
-    at = open_page("overview", timeout=120, src=SENTENCE)
-    at.sidebar.file_uploader[0].set_value((f"tiny-{kind}.zip", data, "application/zip"))
-    at.run()
-    assert_clean(at)
-    assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source=f"tiny-{kind}.zip")]
-    return at
+    return upload_zip(f"tiny-{kind}.zip", data, SENTENCE)
 
 
 @pytest.fixture(scope="module")
