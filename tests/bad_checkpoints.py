@@ -35,6 +35,24 @@ def torch_save_payload(marker: Path) -> bytes:
     return buf.getvalue()
 
 
+def assert_pickle_only_is_refused_unread(folder: Path, tmp_path: Path) -> None:
+    """A copy of `folder` with its model.safetensors swapped for a malicious pytorch_model.bin is refused by
+    checkpoint.load, and the pickle never runs (it would create a marker file)."""
+    import shutil
+
+    import pytest
+
+    from core_model.checkpoint import CheckpointError
+
+    copy = Path(shutil.copytree(folder, tmp_path / "pickled"))
+    (copy / "model.safetensors").unlink()
+    marker = tmp_path / "pwned"
+    (copy / "pytorch_model.bin").write_bytes(torch_save_payload(marker))
+    with pytest.raises(CheckpointError, match="pytorch_model.bin is a pickle-based checkpoint") as caught:
+        load(copy)
+    assert caught.value.code == "pickle_checkpoint" and not marker.exists()
+
+
 def files_of(path: Path = REVERSE) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(path.iterdir())}
 

@@ -10,18 +10,15 @@ import importlib
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
-import time
 import tomllib
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 from setuptools import find_packages
 
+from tests.e2e.conftest import free_port, stop, wait_healthy
 from viz_app import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,26 +97,6 @@ def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):
     assert "pip install -e ." in capsys.readouterr().err
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def healthy(url: str, proc: subprocess.Popen) -> bool:
-    """Poll `url` until it answers 200 "ok", the process ends, or HEALTHY_SECONDS pass."""
-    deadline = time.monotonic() + HEALTHY_SECONDS
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200 and response.read().strip() == b"ok":
-                    return True
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            pass
-        time.sleep(0.3)
-    return False
-
-
 def test_it_serves_the_app_on_a_local_port(tmp_path):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p))
@@ -128,17 +105,14 @@ def test_it_serves_the_app_on_a_local_port(tmp_path):
                              "--server.headless", "true", "--server.fileWatcherType", "none"],
                             cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        ok = healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
-        assert ok, f"not healthy (exit code {proc.poll()}):\n{(tmp_path / 'server.log').read_text()}"
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, timeout=HEALTHY_SECONDS)
+        except RuntimeError as e:
+            raise AssertionError(f"{e}:\n{(tmp_path / 'server.log').read_text()}") from None
         if LINUX:  # the process started is the server (execv kept its PID), on the checkout's app, from there
             argv = Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode().split("\0")
             assert argv[1:5] == ["-m", "streamlit", "run", str(ROOT / "app.py")]
             assert Path(f"/proc/{proc.pid}/cwd").resolve() == ROOT
     finally:
-        proc.terminate()  # by its PID
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)  # by its PID
         log.close()

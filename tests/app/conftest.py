@@ -144,3 +144,12 @@ def own_models_here(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(loaders, "OWN_DIR", tmp_path_factory.mktemp("own"))
         yield
+
+
+def draws(at: AppTest, page: str) -> None:
+    """The session opens `page` on the model it holds, without an exception, and draws a chart there."""
+    name = at.session_state["model"]
+    at.switch_page(f"app_pages/{page}.py").run()
+    assert_clean(at)
+    assert at.session_state["model"] == name, page
+    assert at.get("plotly_chart") or at.get("graphviz_chart"), page

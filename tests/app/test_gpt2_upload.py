@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from tests.app.conftest import assert_clean, named_z, upload_zip, zipped
+from tests.app.conftest import assert_clean, draws, named_z, upload_zip, zipped
 from viz_app import loaders
 from viz_app.registry import NAMES
 
@@ -64,12 +64,7 @@ def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip
 
 @pytest.mark.parametrize("page", NAMES)
 def test_every_page_draws_the_uploaded_gpt2(session, page):
-    at = session
-    name = at.session_state["model"]
-    at.switch_page(f"app_pages/{page}.py").run()
-    assert_clean(at)
-    assert at.session_state["model"] == name, page
-    assert at.get("plotly_chart") or at.get("graphviz_chart"), page
+    draws(session, page)
 
 
 def test_the_masks_page_tells_gpt2s_padding_by_length_and_masks_none_of_it(session):

@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 
-from tests.app.conftest import assert_clean, upload_zip, zipped
+from tests.app.conftest import draws, upload_zip, zipped
 from viz_app import loaders
 from viz_app.registry import NAMES
 
@@ -70,9 +70,4 @@ def test_the_overview_shows_transformers_greedy_output(upload, session, tmp_path
 
 @pytest.mark.parametrize("page", NAMES)
 def test_every_page_draws_the_uploaded_model(session, page):
-    at = session
-    name = at.session_state["model"]
-    at.switch_page(f"app_pages/{page}.py").run()
-    assert_clean(at)
-    assert at.session_state["model"] == name, page
-    assert at.get("plotly_chart") or at.get("graphviz_chart"), page
+    draws(session, page)

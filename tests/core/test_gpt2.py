@@ -22,7 +22,7 @@ from core_model.decoding import greedy
 from core_model.layers import FeedForward
 from core_model.tokenizer import BYTE_CHARS
 from core_model.trace import run_with_trace
-from tests.bad_checkpoints import REVERSE, torch_save_payload
+from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
 from tests.tolerance import assert_activations_close
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
@@ -279,13 +279,7 @@ def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
 
 
 def test_a_folder_with_only_pytorch_model_bin_is_refused_unread(folder, tmp_path):
-    copy = Path(shutil.copytree(folder, tmp_path / "pickled"))
-    (copy / "model.safetensors").unlink()
-    marker = tmp_path / "pwned"
-    (copy / "pytorch_model.bin").write_bytes(torch_save_payload(marker))  # unpickling it would touch the marker
-    with pytest.raises(CheckpointError, match="pytorch_model.bin is a pickle-based checkpoint") as caught:
-        checkpoint.load(copy)
-    assert caught.value.code == "pickle_checkpoint" and not marker.exists()
+    assert_pickle_only_is_refused_unread(folder, tmp_path)
 
 
 UNSUPPORTED = [("scale_attn_by_inverse_layer_idx", True), ("reorder_and_upcast_attn", True),

@@ -27,7 +27,7 @@ from core_model.decoding import greedy
 from core_model.layers import FeedForward
 from core_model.positional import SinusoidalPositions, sinusoidal_table
 from core_model.trace import run_with_trace
-from tests.bad_checkpoints import REVERSE, torch_save_payload
+from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
 from tests.tolerance import assert_activations_close
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
@@ -469,14 +469,7 @@ def test_checkpoint_load_hands_both_families_to_the_importer(marian, bart, monke
 # ----- what is refused --------------------------------------------------------------------------------------------
 
 def test_a_folder_with_only_pytorch_model_bin_is_refused_unread(family, tmp_path):
-    _, folder, _, _ = family
-    copy = Path(shutil.copytree(folder, tmp_path / "pickled"))
-    (copy / "model.safetensors").unlink()
-    marker = tmp_path / "pwned"
-    (copy / "pytorch_model.bin").write_bytes(torch_save_payload(marker))  # unpickling it would touch the marker
-    with pytest.raises(CheckpointError, match="pytorch_model.bin is a pickle-based checkpoint") as caught:
-        checkpoint.load(copy)
-    assert caught.value.code == "pickle_checkpoint" and not marker.exists()
+    assert_pickle_only_is_refused_unread(family[1], tmp_path)
 
 
 UNSUPPORTED = {  # (field, a value the core cannot reproduce), for both families unless named

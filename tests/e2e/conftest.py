@@ -67,6 +67,16 @@ def server(server_process):
     return server_process[0]
 
 
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a server this test run started, by its PID: terminate, then kill if it lingers past 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture(scope="session")
 def server_process():
     """(base URL, PID) of `streamlit run app.py` on a free local port, stopped by its PID afterwards."""
@@ -82,12 +92,7 @@ def server_process():
         wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc)
         yield f"http://127.0.0.1:{port}", proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         log.close()
 
 
