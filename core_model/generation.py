@@ -36,7 +36,8 @@ NUMBERS = {"num_beams": int, "temperature": float, "top_k": int, "top_p": float,
 UNFOLLOWED = {"repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
               "bad_words_ids": None, "forced_bos_token_id": None, "forced_eos_token_id": None, "min_length": 0,
               "min_new_tokens": None, "num_beam_groups": 1, "diversity_penalty": 0.0, "typical_p": 1.0,
-              "epsilon_cutoff": 0.0, "eta_cutoff": 0.0, "penalty_alpha": None}
+              "epsilon_cutoff": 0.0, "eta_cutoff": 0.0, "penalty_alpha": None,
+              "max_length": None}  # prompt + new tokens; the page bounds new tokens itself (max_new_tokens, its cap)
 
 
 def number(data: dict, name: str):

@@ -18,7 +18,8 @@ def test_a_marian_style_config_asks_for_beams_and_names_what_is_not_followed(tmp
                                                  "repetition_penalty": 1.0, "transformers_version": "4.40"}))
     assert (own.method, own.width, own.alpha, own.max_new_tokens) == ("beam", 4, None, None)
     # transformers' length_penalty is a power of the length, ours GNMT's: only 0 (none at all) is the same
-    assert own.not_applied == ("bad_words_ids", "forced_eos_token_id", "length_penalty")  # a 1.0 penalty is no-op
+    assert own.not_applied == ("bad_words_ids", "forced_eos_token_id", "max_length", "length_penalty")
+    # repetition_penalty 1.0 changes nothing, so it is not named
     assert read_generation(folder_with(tmp_path, {"num_beams": 2, "length_penalty": 0})).alpha == 0.0
 
 
