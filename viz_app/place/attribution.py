@@ -6,6 +6,8 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from core_model.attribution import COMPLETE
+
 from .. import page, state
 from ..export import to_csv
 from ..figures.heatmap import matrix
@@ -36,7 +38,7 @@ def side_by_side(side: view.SideBySide, explained: str) -> None:
 
 def completeness(found: view.Completeness, steps: int) -> None:
     """Whether integrated gradients added up: Σ attributions against f(input) − f(baseline)."""
-    say = "attribution.complete" if found.gap <= 0.01 else "attribution.incomplete"
+    say = "attribution.complete" if found.gap <= COMPLETE else "attribution.incomplete"
     st.caption(t(say, total=found.total, change=found.change, gap=100 * found.gap, steps=steps))
 
 
