@@ -70,6 +70,17 @@ def setting(key: str, default, parse=str, ok=None, say_stale: bool = False):
     return value
 
 
+def follow_default(key: str, default):
+    """`synced` for a text box whose default changes with other settings (the sidebar's sentence, the model): while
+    the user has not edited it, it moves to the new default; once edited (or given by a link), it keeps its text."""
+    ss = st.session_state
+    last = f"_default.{key}"  # the default the box had when last drawn
+    if key in ss and ss[key] == ss.get(last) != default:
+        ss[key] = default  # not edited: it follows
+    ss[last] = default
+    return synced(key, default)
+
+
 def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 

@@ -1,4 +1,5 @@
-"""state.setting, the one way a page reads a URL-synced setting: a link's value, a bad link, a stale value."""
+"""state.setting, the one way a page reads a URL-synced setting: a link's value, a bad link, a stale value; and
+state.follow_default, a text box that follows its default until the user edits it."""
 from streamlit.testing.v1 import AppTest
 
 
@@ -42,3 +43,37 @@ def test_a_stale_session_value_goes_back_quietly_or_said():
     assert shown(quiet) == "value=2" and quiet.session_state["n"] == 2 and not quiet.warning
     said = run(n=7, say_stale=True)
     assert shown(said) == "value=2" and "n = 7" in said.warning[0].value
+
+
+def text_page():
+    import streamlit as st
+
+    from viz_app import state
+
+    state.follow_default("text", st.session_state.get("default", "first"))
+    st.text_input("text", key="text")
+
+
+def typed(at):
+    return at.text_input(key="text").value
+
+
+def test_a_text_box_follows_its_default_until_edited_then_keeps_the_users_text():
+    at = AppTest.from_function(text_page).run()
+    assert typed(at) == "first" and at.query_params["text"] == "first"
+    at.session_state["default"] = "second"
+    at.run()
+    assert typed(at) == "second" and at.query_params["text"] == "second"  # not edited: it follows
+    at.text_input(key="text").input("mine").run()
+    at.session_state["default"] = "third"
+    at.run()
+    assert typed(at) == "mine" and at.query_params["text"] == "mine"
+
+
+def test_a_links_text_is_kept_when_the_default_changes():
+    at = AppTest.from_function(text_page)
+    at.query_params["text"] = "linked"
+    at.run()
+    at.session_state["default"] = "second"
+    at.run()
+    assert typed(at) == "linked" and at.query_params["text"] == "linked"

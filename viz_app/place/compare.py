@@ -19,7 +19,6 @@ from ..views import compare as view
 MODES = ("heads", "sentences", "models")
 MODE, FIRST, SECOND, TEXT, MODEL, MODEL_HEAD = (f"explorer.compare.{k}" for k in
                                                 ("mode", "a", "b", "text", "model", "model_head"))
-TEXT_DEFAULT = "_explorer.compare.text_default"  # the default the second sentence had when last drawn
 SECOND_SENTENCES = {  # each shipped model's example sentence (sidebar.EXAMPLES) with one word changed
     "translate-en-fr": "the small boy does not see the red car",  # la petite fille → le petit garçon
     "lm-en": "the old woman",
@@ -68,11 +67,7 @@ def two_sentences(run, cfg):
     ids = view.head_ids(cfg, run.trace)
     left, right = st.columns(2)
     first = picker(left, FIRST, ids, ids[0], "explorer.compare.a.both")
-    default = SECOND_SENTENCES.get(ss["model"], ss.get("src", ""))
-    if TEXT in ss and ss[TEXT] == ss.get(TEXT_DEFAULT) != default:
-        ss[TEXT] = default  # not edited: it follows the model's example
-    ss[TEXT_DEFAULT] = default
-    state.synced(TEXT, default)
+    state.follow_default(TEXT, SECOND_SENTENCES.get(ss["model"], ss.get("src", "")))  # the model's example
     state.drop_surrogates(TEXT)
     text = right.text_input(t(TEXT), key=TEXT, help=t(f"{TEXT}.help"), max_chars=2000)  # the sidebar's bound
     if not state.linkable(TEXT):

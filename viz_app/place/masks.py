@@ -21,11 +21,7 @@ from ..views import masks as view
 def batch_input() -> tuple[str, ...]:
     """The batch's text area; its sentences, or the page stops with what is wrong with them."""
     ss = st.session_state
-    default = view.default_batch(ss["model"], ss.get("src", ""))
-    if "masks.batch" in ss and ss["masks.batch"] == ss.get("_masks.default") != default:
-        ss["masks.batch"] = default  # not edited: it follows the sidebar's sentence
-    ss["_masks.default"] = default
-    state.synced("masks.batch", default)  # a link's batch on first opening
+    state.follow_default("masks.batch", view.default_batch(ss["model"], ss.get("src", "")))  # the sidebar's sentence
     state.drop_surrogates("masks.batch")
     lines, problem = view.batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
                                                    help=t("masks.batch.help"), max_chars=2000))
