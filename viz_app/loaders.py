@@ -8,6 +8,7 @@ is hundreds of MiB), so no visitor can grow the server without limit (tests/app/
 """
 from __future__ import annotations
 
+import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ from core_model.attribution import Gradients, attribute, explained_token
 from core_model.generation import Generation, read_generation
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
 from core_model.attention import attention
-from core_model.masks import causal_mask
+from core_model.masks import apply_mask, causal_mask, masked_softmax
 from core_model.messages import CodedError
 from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
@@ -524,20 +525,18 @@ ENCODING_TOKENS = 32  # positions shown at most: a 32 × 32 pattern reads at a g
 @dataclass(frozen=True)
 class EncodingRun:
     """One model's layer-0 self-attention on the first ENCODING_TOKENS tokens of a sentence (split by its own
-    tokenizer), and what its position signal is made of. Fields of other kinds are None."""
+    tokenizer), what its position signal is made of, and what each head would do from position alone. Fields of
+    other kinds are None."""
     model: str
     kind: str  # the config's positional: sinusoidal, learned, rope, alibi
     labels: tuple[str, ...]  # [n] the tokens the model reads, with their positions
     causal: bool  # layer 0 is a decoder's: a query sees no later key
     pattern: np.ndarray  # [h, n, n] layer 0's self-attention weights on the sentence (the trace's)
-    d_head: int
-    base: float  # RoPE's base
+    scores: np.ndarray  # [h, n, n] layer 0's scores from position alone, before the mask (see position_scores)
+    alone: np.ndarray  # [h, n, n] their softmax, under the causal mask if `causal`: the attention of position alone
     pos: np.ndarray | None = None  # sinusoidal, learned: [n, d_model] the vectors added to the tokens (the trace's)
-    pos_q: np.ndarray | None = None  # sinusoidal, learned: [h, n, d_head] layer 0's queries from positions alone
-    pos_k: np.ndarray | None = None  # [h, n, d_head] its keys from positions alone
-    plain_q: np.ndarray | None = None  # rope: [h, n, d_head] layer 0's queries on the sentence, before the rotation
-    plain_k: np.ndarray | None = None  # [h, n, d_head] its keys, before the rotation
-    slopes: np.ndarray | None = None  # alibi: [h] each head's penalty per token of distance
+    angles: np.ndarray | None = None  # rope: [n, d_head/2] the angle each pair is turned by at each position
+    slopes: np.ndarray | None = None  # alibi: [h] each head's penalty per token of distance (its bias is `scores`)
 
 
 def encoding_ids(loaded: checkpoint.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -564,9 +563,36 @@ def position_input(model, cfg, n: int) -> torch.Tensor:
     return layer.norm1(x) if layer.pre_norm else x
 
 
+def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[torch.Tensor, dict]:
+    """Layer 0's scores [h, n, n] from position alone, before the mask, and the fields of what they are made of.
+
+    sinusoidal, learned: (P W_Q + b_Q)(P W_K + b_K)ᵀ / √d_head of the position vectors alone (position_input);
+    rope: the sentence's mean query and mean key (before rope_rotate), each turned for every position, / √d_head;
+    alibi: the bias itself (no query or key carries position).
+    """
+    attn, n = getattr(model, stack).layers[0].self_attn, trace.attn(stack, 0).pattern.shape[-1]
+    positions = torch.arange(n)
+    if cfg.positional == "alibi":
+        return alibi_bias(cfg.n_heads, positions, positions)[0], dict(slopes=alibi_slopes(cfg.n_heads).numpy())
+    if cfg.positional in ("sinusoidal", "learned"):
+        x = position_input(model, cfg, n)[None]  # [1, n, d_model]
+        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x))  # [1, h, n, d_head] each
+        fields = dict(pos=trace[f"{side}_embed.pos"][0])
+    elif cfg.positional == "rope":
+        read = "norm1" if cfg.norm_placement == "pre" else "resid_pre"
+        x = torch.tensor(trace.layer(stack, 0, read))  # [1, n, d_model], a copy (the trace's is read-only)
+        mean_q, mean_k = (attn.split(proj(x)).mean(2, keepdim=True) for proj in (attn.q_proj, attn.k_proj))
+        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base) for m in (mean_q, mean_k))
+        fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
+    else:
+        raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
+    return (q @ k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
+
+
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
 def encoding_run(name: str, text: str) -> EncodingRun:
-    """Trace model `name` on the first ENCODING_TOKENS tokens of `text` and keep its layer 0's self-attention."""
+    """Trace model `name` on the first ENCODING_TOKENS tokens of `text`, keep its layer 0's self-attention, and
+    give what its heads would do from position alone (position_scores, softmax under the model's own mask)."""
     loaded = load_model(name)
     model, cfg = loaded.model, loaded.config
     src, tgt = encoding_ids(loaded, text)
@@ -574,21 +600,13 @@ def encoding_run(name: str, text: str) -> EncodingRun:
     keep = [f"{side}_embed.pos", *(f"{stack}.layers.0.{leaf}" for leaf in ("resid_pre", "norm1", "self_attn.pattern"))]
     _, trace = run_with_trace(model, list(src) or None, list(tgt) or None, names=keep)
     ids = src if cfg.has_encoder else tgt
-    attn = getattr(model, stack).layers[0].self_attn
-    fields = {}
+    causal = cfg.architecture == "decoder"
     with torch.no_grad():
-        if cfg.positional in ("sinusoidal", "learned"):
-            x = position_input(model, cfg, len(ids))[None]  # [1, n, d_model]
-            fields = dict(pos=trace[f"{side}_embed.pos"][0], pos_q=attn.split(attn.q_proj(x))[0].numpy(),
-                          pos_k=attn.split(attn.k_proj(x))[0].numpy())
-        elif cfg.positional == "rope":  # what W_Q and W_K make of the sentence, before rope_rotate turns it
-            read = "norm1" if cfg.norm_placement == "pre" else "resid_pre"
-            x = torch.tensor(trace.layer(stack, 0, read))  # [1, n, d_model], a copy (the trace's is read-only)
-            fields = dict(plain_q=attn.split(attn.q_proj(x))[0].numpy(), plain_k=attn.split(attn.k_proj(x))[0].numpy())
-        elif cfg.positional == "alibi":
-            fields = dict(slopes=alibi_slopes(cfg.n_heads).numpy())
-    return EncodingRun(name, cfg.positional, token_labels(loaded.tokenizers[side], ids), cfg.architecture == "decoder",
-                       trace.attn(stack, 0).pattern[0], cfg.d_head, cfg.positional_base, **fields)
+        scores, fields = position_scores(model, cfg, trace, side, stack)
+        mask = causal_mask(len(ids)) if causal else None  # [1, 1, n, n]
+        alone = masked_softmax(apply_mask(scores[None], mask), mask)[0]  # [h, n, n]
+    return EncodingRun(name, cfg.positional, token_labels(loaded.tokenizers[side], ids), causal,
+                       trace.attn(stack, 0).pattern[0], scores.numpy(), alone.numpy(), **fields)
 
 
 # ----- explorer: queries and keys of a corpus (views/qk_space.py) -----------------------------

@@ -91,8 +91,10 @@ def test_the_toggle_draws_every_chart_from_each_models_own_numbers():
     np.testing.assert_allclose(named_z(at, "encodings.alibi.signal"), want, atol=1e-6)
     for kind, name in MODELS.items():  # head 0's real weights, from the core's own trace
         np.testing.assert_array_equal(named_z(at, f"encodings.{kind}.real"), traced(name)[1][0])
-    alone = named_z(at, "encodings.alibi.alone")
-    np.testing.assert_allclose(alone.sum(1), 1, atol=1e-6)
+    alone = named_z(at, "encodings.alibi.alone")  # position alone is the bias alone, under lm-en's causal mask
+    causal = torch.ones(n["alibi"], n["alibi"], dtype=torch.bool).tril()
+    expected = torch.softmax(want.masked_fill(~causal, -math.inf), -1).numpy()
+    np.testing.assert_allclose(alone, expected, atol=1e-6)  # weights lie in 0..1: a fixed bound (tests/tolerance.py)
     assert np.all(np.triu(alone, 1) == 0)
 
 

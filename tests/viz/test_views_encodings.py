@@ -11,12 +11,11 @@ from core_model.positional import alibi_bias, rope_angles, rope_rotate, sinusoid
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
 from viz_app import loaders
-from viz_app.views.encodings import ADDED, KINDS, alibi_bias as view_bias, encoding, rope_angles as view_angles, \
-    rotate, softmax
+from viz_app.views.encodings import ADDED, KINDS, encoding
 
 SENTENCE = "the small girl does not see the red car"
-# Attention weights lie in 0..1: a fixed absolute bound suits them (tests/tolerance.py); numpy in float64 against
-# torch in float32 differ in the last bits of a float32, about 1e-7 here.
+# Attention weights lie in 0..1: a fixed absolute bound suits them (tests/tolerance.py); the same float32 sums taken
+# in another order here and in the page's numbers (a module's attention, another matmul) differ about 1e-7.
 WEIGHT_ATOL = 1e-5
 
 
@@ -28,36 +27,15 @@ def encoded(kind, head=0, text=SENTENCE):
     return encoding(loaders.encoding_run(loaders.ENCODING_MODELS[kind], text), head)
 
 
+def causal_softmax(scores):
+    """torch's softmax of [.., n, n] scores with every later key blocked, as a decoder's mask blocks it."""
+    n = scores.shape[-1]
+    return torch.softmax(scores.masked_fill(~torch.ones(n, n, dtype=torch.bool).tril(), -math.inf), -1)
+
+
 def test_the_four_kinds_are_the_shipped_models_own():
     for kind in KINDS:
         assert loaded(kind).config.positional == kind
-
-
-def test_softmax_rows_sum_to_one_and_the_causal_one_sees_no_later_key():
-    scores = np.random.default_rng(0).normal(size=(5, 5)) * 4
-    for causal in (False, True):
-        w = softmax(scores, causal)
-        np.testing.assert_allclose(w.sum(1), 1, atol=1e-6)
-        assert np.all(w >= 0)
-    assert np.all(np.triu(softmax(scores, True), 1) == 0)
-    want = torch.softmax(torch.tensor(scores).masked_fill(~torch.ones(5, 5, dtype=torch.bool).tril(), -math.inf), -1)
-    np.testing.assert_allclose(softmax(scores, True), want.numpy(), atol=1e-6)
-
-
-@pytest.mark.parametrize("n, d_head, base", [(32, 32, 10000.0), (7, 8, 100.0)])
-def test_rope_angles_and_rotation_are_core_models(n, d_head, base):
-    angles = view_angles(n, d_head, base)
-    np.testing.assert_allclose(angles, rope_angles(torch.arange(n), d_head, base).numpy(), rtol=1e-6, atol=1e-6)
-    x = torch.randn(1, 2, n, d_head, generator=torch.Generator().manual_seed(1))  # [b, h, pos, d_head]
-    want = rope_rotate(x, torch.arange(n), base)
-    assert_activations_close(rotate(x.numpy(), angles), want)
-
-
-def test_alibi_bias_of_each_head_is_core_models():
-    slopes = loaders.encoding_run("lm-en", SENTENCE).slopes
-    want = alibi_bias(len(slopes), torch.arange(9), torch.arange(9))[0].numpy()  # [h, q, k]
-    for head, slope in enumerate(slopes):
-        np.testing.assert_array_equal(view_bias(slope, 9), want[head])
 
 
 def test_sinusoidal_signal_is_the_table_and_position_alone_is_layer_0_on_it():
@@ -101,14 +79,22 @@ def test_rope_angles_are_core_models_and_position_alone_depends_only_on_the_offs
     assert np.all(np.triu(e.alone, 1) == 0)
 
 
-def test_ropes_plain_queries_and_keys_turned_by_core_model_are_the_traces():
-    loaded_rope = loaded("rope")
-    run = loaders.encoding_run("lm-en-rope", SENTENCE)
-    ids = [loaded_rope.config.bos_id, *loaded_rope.tokenizers["tgt"].encode(SENTENCE)]
-    _, trace = run_with_trace(loaded_rope.model, None, ids)
-    attn, positions = trace.attn("decoder", 0), torch.arange(len(ids))
-    for plain, turned in ((run.plain_q, attn.q), (run.plain_k, attn.k)):
-        assert_activations_close(rope_rotate(torch.tensor(plain)[None], positions, 10000.0), turned)
+def test_ropes_position_alone_is_the_traces_mean_query_and_key_turned_for_every_position():
+    model = loaded("rope")
+    cfg = model.config
+    ids = [cfg.bos_id, *model.tokenizers["tgt"].encode(SENTENCE)]
+    _, trace = run_with_trace(model.model, None, ids)
+    attn, positions, n = trace.attn("decoder", 0), torch.arange(len(ids)), len(ids)
+    # The trace keeps q and k turned; turning them back by -position gives what W_Q and W_K made of the sentence.
+    plain = [rope_rotate(torch.tensor(x), -positions, cfg.positional_base) for x in (attn.q, attn.k)]  # [1, h, n, d]
+    q, k = (rope_rotate(p.mean(2, keepdim=True).expand(-1, -1, n, -1), positions, cfg.positional_base)[0]
+            for p in plain)  # [h, n, d_head] one mean query (key) at every position
+    scores = q @ k.transpose(-2, -1) / math.sqrt(cfg.d_head)  # [h, n, n]
+    alone = causal_softmax(scores)
+    for head in range(cfg.n_heads):
+        e = encoded("rope", head)
+        assert_activations_close(e.scores, scores[head])  # float32 scores of any size: the shared scaled bound
+        np.testing.assert_allclose(e.alone, alone[head].numpy(), atol=WEIGHT_ATOL)
 
 
 def test_alibi_bias_is_core_models_and_position_alone_decays_with_distance():
@@ -116,8 +102,9 @@ def test_alibi_bias_is_core_models_and_position_alone_decays_with_distance():
     for head in range(cfg.n_heads):
         e = encoded("alibi", head)
         n = len(e.labels)
-        np.testing.assert_allclose(e.signal, alibi_bias(cfg.n_heads, torch.arange(n), torch.arange(n))[0, head].numpy(),
-                                   atol=1e-6)
+        bias = alibi_bias(cfg.n_heads, torch.arange(n), torch.arange(n))[0, head]  # [n, n]
+        np.testing.assert_allclose(e.signal, bias.numpy(), atol=1e-6)
+        np.testing.assert_allclose(e.alone, causal_softmax(bias).numpy(), atol=WEIGHT_ATOL)
         np.testing.assert_allclose(e.alone.sum(1), 1, atol=1e-6)
         assert np.all(np.triu(e.alone, 1) == 0)  # the causal mask
         for i in range(1, n):  # the nearer the key, the more weight: strictly, as every slope is above 0
