@@ -7,6 +7,11 @@ holding the GIL, so the server sends nothing meanwhile and every other session's
 `gc.freeze()` puts the objects alive at that moment (modules, classes, functions: they live as long as
 the process) in a generation no collection visits; a collection then walks only what the runs made.
 Objects that are not cyclic are still freed by reference counting when they are frozen.
+
+numpy's OpenBLAS is held to one thread. The views multiply small matrices (a 100 × 128 table by its
+transpose), where a second thread gains nothing, and OpenBLAS's idle threads spin on a core before they sleep:
+with chromium or another session's run on the other core, a positional-lab fragment's run took 26–104 ms
+with two threads and 20–29 ms with one (`bench/served.py`'s clock, 2 cores). torch keeps its own threads.
 """
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import importlib
 import pkgutil
 import threading
 
+from threadpoolctl import threadpool_limits
+
 import viz_app
 
 _lock = threading.Lock()
@@ -22,14 +29,16 @@ _settled = False
 
 
 def settle() -> None:
-    """Import every module under viz_app (what the pages import, torch, plotly and pandas with them), collect,
-    then freeze: the first call in a process does it, later calls return at once."""
+    """Import every module under viz_app (what the pages import, torch, plotly and pandas with them), hold
+    numpy's BLAS to one thread, collect, then freeze: the first call in a process does it, later calls return
+    at once."""
     global _settled
     with _lock:
         if _settled:
             return
         for module in pkgutil.walk_packages(viz_app.__path__, "viz_app."):
             importlib.import_module(module.name)
+        threadpool_limits(1, user_api="blas")
         gc.collect()
         gc.freeze()
         _settled = True

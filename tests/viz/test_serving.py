@@ -1,9 +1,12 @@
 """The server's process after the app's first run: its modules frozen out of the collection Streamlit runs
-after every script run, while what the runs make is still collected."""
+after every script run, while what the runs make is still collected; numpy's BLAS held to one thread."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -11,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = """
 import gc, json, sys
 from streamlit.testing.v1 import AppTest
+import numpy  # its OpenBLAS as a fresh process loads it
+from threadpoolctl import threadpool_info
+blas_before = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 at = AppTest.from_file("app.py", default_timeout=300).run()
 frozen, tracked = gc.get_freeze_count(), len(gc.get_objects())
 class Node: pass
@@ -18,18 +24,33 @@ a, b = Node(), Node()
 a.other, b.other = b, a  # a cycle made after the freeze, as a run's objects are
 del a, b
 collected = gc.collect()
+blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 print(json.dumps(dict(errors=[e.value for e in at.exception], frozen=frozen, tracked=tracked, collected=collected,
-                      place="viz_app.place.explorer" in sys.modules, torch="torch" in sys.modules)))
+                      place="viz_app.place.explorer" in sys.modules, torch="torch" in sys.modules,
+                      blas_before=blas_before, blas=blas)))
 """
 
 
-def test_the_first_run_freezes_the_modules_and_later_garbage_is_still_collected():
-    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600)
+@pytest.fixture(scope="module")
+def seen() -> dict:
+    # as a server starts: without the thread counts tests/conftest.py sets for the test process
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                         env=env)
     assert out.returncode == 0, out.stderr[-2000:]
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_run_freezes_the_modules_and_later_garbage_is_still_collected(seen):
     assert seen["errors"] == []
     # every page's modules (and torch under them) were imported before the freeze, whichever page opened
     assert seen["place"] and seen["torch"]
     # a full collection now walks what the run made, not the ~250,000 objects of the imported libraries
     assert seen["frozen"] > 100_000 and seen["tracked"] < seen["frozen"] / 5, seen
     assert seen["collected"] >= 2  # the cycle made after the freeze was found and freed
+
+
+def test_the_first_run_holds_numpys_blas_to_one_thread(seen):
+    # OpenBLAS starts with a thread per core; after the app's first run it has one
+    assert len(seen["blas_before"]) == 1 and (seen["blas_before"][0] > 1 or os.cpu_count() == 1), seen
+    assert seen["blas"] == [1], seen
