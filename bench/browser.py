@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from urllib.parse import parse_qs, urlencode, urlparse
 
 from .core import ROOT
+from .served import server_run
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -43,11 +44,13 @@ def free_port() -> int:
 
 
 @contextmanager
-def server():
-    """A headless streamlit server on a free port; yields (base url, pid); stopped by its PID."""
+def server(stamps: str | None = None):
+    """A headless streamlit server on a free port; yields (base url, pid); stopped by its PID. With `stamps` (a
+    file's path) it runs through bench.served, which stamps each rerun's request and end on the server's clock."""
     port = free_port()
+    runner = ["-m", "bench.served", stamps] if stamps else ["-m", "streamlit", "run"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
+        [sys.executable, *runner, str(ROOT / "app.py"), "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--server.fileWatcherType", "none"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -333,7 +336,8 @@ def frame_bytes(response: dict) -> bytes:
 
 def run_of(sent: list, received: list) -> dict | None:
     """From the frames of one change, as (timestamp s, bytes): the rerun request the browser sent and the frames
-    of that run up to Streamlit's script-finished message; None while the run has not finished."""
+    of that run up to Streamlit's script-finished message, for the change's checks; None while the run has not
+    finished. (Its times are the page's: a frame is stamped when the page's main thread takes it in.)"""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -352,7 +356,7 @@ def run_of(sent: list, received: list) -> dict | None:
             status = ForwardMsg.ScriptFinishedStatus.Name(msg.script_finished)
             if status == "FINISHED_EARLY_FOR_RERUN":  # a later request of the same change took over
                 continue
-            return dict(server_s=ts - requests[0][0], fragment_id=requests[0][1], status=status, frames=run,
+            return dict(fragment_id=requests[0][1], status=status, frames=run,
                         requests=len(requests), cached=cached, bytes=sum(len(d) for d in run),
                         fragment_only=all(f == requests[0][1] for _, f in requests))
     return None
@@ -379,7 +383,24 @@ def trigger_of(page, label: str, forward: bool):
     return lambda: page.keyboard.press("Enter")
 
 
-def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, received: list,
+# In the page, on its own clock: the first pointer or key input after arming, and the moment the watched chart's
+# data differs (checked once per animation frame, so a redraw is seen in the frame it shows in).
+ARM = """() => {
+  window.__input = null; window.__drawn = null;
+  if (!window.__mark) {
+    window.__mark = e => { if (window.__input === null) window.__input = e.timeStamp; };
+    for (const type of ["pointerdown", "keydown"]) document.addEventListener(type, window.__mark, true);
+  }
+}"""
+CHANGED = f"""([name, old]) => {{
+  const s = ({KEYED})(name);
+  if (s === null || s === old) return false;
+  window.__drawn = performance.now();
+  return true;
+}}"""
+
+
+def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, received: list, stamps: str,
                 timeout_s: float) -> tuple:
     """Change the control once: (server ms or None, browser ms or None, check passed, why not, requests)."""
     p.evaluate("() => { window.__idleSince = 0; }")
@@ -388,34 +409,37 @@ def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, 
     trigger = trigger_of(p, label, forward=forward)
     sent.clear()
     received.clear()
-    t0 = time.perf_counter()
+    p.evaluate(ARM)
+    since = time.monotonic()
     trigger()
     try:
-        p.wait_for_function(f"([name, old]) => {{ const s = ({KEYED})(name); return s !== null && s !== old; }}",
-                            arg=[watched, before], polling=10, timeout=timeout_s * 1000)
+        p.wait_for_function(CHANGED, arg=[watched, before], polling="raf", timeout=timeout_s * 1000)
     except Exception as e:  # noqa: BLE001 - the chart never changed: a failed check, the others go on
         return None, None, False, f"{watched} did not change: {type(e).__name__}", 0
-    browser = (time.perf_counter() - t0) * 1000
+    browser = p.evaluate("() => window.__input === null ? null : window.__drawn - window.__input")
     deadline = time.time() + timeout_s
-    run = run_of(sent, received)
-    while run is None and time.time() < deadline:
+    run, served = run_of(sent, received), server_run(stamps, since)
+    while (run is None or served is None) and time.time() < deadline:
         p.wait_for_timeout(25)
-        run = run_of(sent, received)
-    if run is None:
-        return None, browser, False, "no script-finished message", 0
+        run, served = run_of(sent, received), server_run(stamps, since)
+    if run is None or served is None or browser is None:
+        why = "no input event seen" if browser is None else "no script-finished message"
+        return served and served["server_s"] * 1000, browser, False, why, 0
     blob = b" ".join(run["frames"])
     leaked = [o for o in others if f"chart.{o}".encode() in blob]
     ok = bool(run["fragment_id"]) and run["fragment_only"] and "FRAGMENT" in run["status"] and not leaked
     why = "" if ok else f"fragment id {run['fragment_id']!r}, {run['status']}, sent again: {leaked}"
-    return run["server_s"] * 1000, browser, ok, why, run["requests"]
+    return served["server_s"] * 1000, browser, ok, why, served["requests"]
 
 
-def _control(p, name: str, control: str, watched: str, others, repeats: int, sent, received, timeout_s) -> dict:
+def _control(p, name: str, control: str, watched: str, others, repeats: int, sent, received, stamps: str,
+             timeout_s: float) -> dict:
     """One control changed `repeats` times, forward and back in turn; its row."""
     from viz_app.i18n import text
 
     label = text(control, "en")
-    results = [_one_change(p, label, watched, others, i % 2 == 0, sent, received, timeout_s) for i in range(repeats)]
+    results = [_one_change(p, label, watched, others, i % 2 == 0, sent, received, stamps, timeout_s)
+               for i in range(repeats)]
     if repeats % 2:  # back where it started, so the next control's changes show (top-k 1 hides a threshold)
         p.wait_for_function(IDLE, timeout=timeout_s * 1000, polling=50)
         trigger_of(p, label, forward=False)()
@@ -431,11 +455,13 @@ def _control(p, name: str, control: str, watched: str, others, repeats: int, sen
                 ok=all(r[2] for r in results) and len(results) == repeats, why=[r[3] for r in results if r[3]][:2])
 
 
-def fragment_reruns(b, base: str, sentence: str, cases=FRAGMENTS, repeats: int = 5,
+def fragment_reruns(b, base: str, stamps: str, sentence: str, cases=FRAGMENTS, repeats: int = 5,
                     model: str = "translate-en-fr", timeout_s: float = 60) -> list[dict]:
-    """Per control: the server's time for its rerun (DevTools protocol timestamps, from the rerun request the
-    browser sends to the run's script-finished message) and the browser's (from the change to the watched chart's
-    data differing). Each change is checked: the chart's data changed, the request named a fragment, the run
+    """Per control: the server's time for its rerun, on its own clock (`stamps`: the file of a server started as
+    `server(stamps)`; from the rerun request reaching the runtime to the run's script-finished message handed to
+    the websocket) and the browser's, on the page's clock (from the input event to the watched chart's data
+    differing, checked every animation frame). Each change is checked from the websocket frames the page got
+    (DevTools protocol): the chart's data changed, the request named a fragment, the run
     finished as a fragment run and no chart outside the fragment was sent (the watched chart itself may come as
     Streamlit's cached-message reference when a control goes back to a value the browser has seen).
     Controls go forward and back in turn (a checkbox toggles), so every change is a real one."""
@@ -455,7 +481,7 @@ def fragment_reruns(b, base: str, sentence: str, cases=FRAGMENTS, repeats: int =
             cdp.on("Network.webSocketFrameSent", lambda e: sent.append((e["timestamp"], frame_bytes(e["response"]))))
             cdp.on("Network.webSocketFrameReceived",
                    lambda e: received.append((e["timestamp"], frame_bytes(e["response"]))))
-            rows += [_control(p, name, control, watched, others, repeats, sent, received, timeout_s)
+            rows += [_control(p, name, control, watched, others, repeats, sent, received, stamps, timeout_s)
                      for _, control, watched, others in page_cases]
         finally:
             ctx.close()

@@ -251,11 +251,16 @@ def section_fragments(rows, why) -> list[str]:
     out = ["## 5b. A control that changes one chart: fragment reruns", "",
            "The same server and browser; translate-en-fr, the 32-token sentence. Each control sits in a Streamlit "
            "fragment and is changed in turn forward and back (the next option and the previous one, a checkbox on "
-           "and off, a slider or number box one step up and down). Server: from the rerun request the browser sends "
-           "(`BackMsg.rerun_script`) to Streamlit's script-finished message of that run, both websocket frames "
-           "timestamped by the Chrome DevTools protocol (`Network.webSocketFrameSent` / `Received`). Browser: from "
-           "the key press or click to the watched chart's data (x, y, z, text) differing "
-           "(`page.wait_for_function`, polled every 10 ms). Medians over the changes. Check, every change: the chart's "
+           "and off, a slider or number box one step up and down). Server: on the server's own clock, from the rerun "
+           "request reaching Streamlit's runtime to the run's script-finished message handed to the websocket "
+           "(`bench/served.py` stamps both; the server is otherwise `streamlit run` as it is). The DevTools protocol's "
+           "websocket timestamps are the page's, not the server's: a frame is stamped when the page's main thread "
+           "takes it in, so while chromium draws a run's first charts the run's last message waits there "
+           "(40–200 ms on this machine). Browser: on the "
+           "page's clock, from the input event (`keydown` or `pointerdown`, its `timeStamp`) to the watched chart's "
+           "data (x, y, z, text) differing, checked every animation frame (`page.wait_for_function`, "
+           "`polling=\"raf\"`): the redraw the student sees, without playwright's own steps before the input. "
+           "Medians over the changes. Check, every change: the chart's "
            "data changed, the request named a fragment and the run finished as a fragment run, and none of the "
            "page's charts outside the fragment was sent (their element keys absent from the run's frames). "
            "A slider may send a second request while the first runs; the server time then runs from the first "
@@ -409,13 +414,13 @@ def fragment_targets(frag) -> list[list]:
         if not checked:
             why = "a check failed: " + "; ".join(f"{r['control']}: {', '.join(r['why'])}" for r in frag if not r["ok"])
         elif over and key == "server_ms":
-            why = (f"over on {', '.join(r['control'] for r in over)}. The time runs from the request to the "
-                   "script-finished message on a 2-core machine where chromium is drawing at the same moment; it "
-                   "holds the fragment's own work (its view, its figures built, to_dict'ed and JSON-encoded, table 3b's "
-                   "costs per chart) and Streamlit's run around it. Not broken down further in this run.")
+            why = (f"over on {', '.join(r['control'] for r in over)}: the fragment's own work on the server's clock "
+                   "(its view, its figures built, to_dict'ed and JSON-encoded: table 3b's costs per chart) and "
+                   "Streamlit's run around it, while chromium draws on the same 2 cores.")
         elif over:
             why = (f"over on {', '.join(r['control'] for r in over)}: the server's time above plus the websocket, "
-                   "decoding and plotly.js redrawing the chart (the browser shares the 2 cores).")
+                   "decoding and plotly.js redrawing the fragment's charts on the page's main thread (the browser "
+                   "shares the 2 cores).")
         else:
             why = ""
         out.append([what, f"≤ {goal} ms", f"slowest {worst[key]:.0f} ms ({worst['control']}); "
@@ -563,8 +568,11 @@ def nav_pages(q) -> list[tuple[str, str]]:
 
 def browse(got, pages, s32, s128, q) -> None:
     """Fills got's wire rows, timing and memory as each is measured (a failure keeps what came before it)."""
+    import tempfile
+
     from . import browser as br
-    with br.server() as (base, pid), br.browser() as b:
+    stamps = os.path.join(tempfile.mkdtemp(prefix="bench-stamps-"), "stamps")
+    with br.server(stamps) as (base, pid), br.browser() as b:
         for page in pages:
             for n, model, text in ((32, "translate-en-fr", s32), (128, "lm-en", s128)):
                 r = br.wire_bytes(b, br.url(base, page, model, text))
@@ -572,7 +580,7 @@ def browse(got, pages, s32, s128, q) -> None:
         got["tm"] = br.first_chart_and_rerender(b, base, s32, FRESH[:1] if q else FRESH[:3])
         got["tm"]["nav"] = br.in_app_navigation(b, base, s32, nav_pages(q), rounds=1 if q else 3)
         got["live"] = br.live_training(b, base, pid)
-        got["frag"] = br.fragment_reruns(b, base, s32, br.FRAGMENTS[:2] if q else br.FRAGMENTS, repeats=2 if q else 6)
+        got["frag"] = br.fragment_reruns(b, base, stamps, s32, br.FRAGMENTS[:2] if q else br.FRAGMENTS, repeats=2 if q else 6)
         got["mem"] = br.memory(b, base, pid, ["translate-en-fr", "lm-en", "reverse"],
                                {"translate-en-fr": s32, "lm-en": "the old man", "reverse": "one two three four five"},
                                sessions=3 if q else 50)

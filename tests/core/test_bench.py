@@ -184,7 +184,7 @@ def test_frame_target_is_the_largest_frame_of_every_page():
     assert run.frame_targets(wire)[0][3] == "not met"
 
 
-def test_run_of_times_a_fragment_run_from_its_request_to_script_finished():
+def test_run_of_finds_a_fragment_runs_frames_from_its_request_to_script_finished():
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -209,11 +209,26 @@ def test_run_of_times_a_fragment_run_from_its_request_to_script_finished():
                 (10.05, finished("FINISHED_EARLY_FOR_RERUN")), (10.2, delta.SerializeToString()),
                 (10.25, finished("FINISHED_FRAGMENT_RUN_SUCCESSFULLY"))]
     run = run_of(sent, received)
-    assert math.isclose(run["server_s"], 0.25) and run["requests"] == 2 and run["fragment_only"]
+    assert run["requests"] == 2 and run["fragment_only"] and len(run["frames"]) == 3
     assert run["status"] == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and run["fragment_id"] == "f1"
     assert any(b"chart.explorer.head" in frame for frame in run["frames"])
     assert run_of(sent, received[:3]) is None  # not finished yet
     assert run_of(sent[:1], received) is None  # no rerun request yet
+
+
+def test_server_run_times_the_first_request_after_a_moment_to_the_run_that_ends_it(tmp_path):
+    from bench.served import server_run
+
+    stamps = tmp_path / "stamps"
+    stamps.write_text("request 9.000000 -\nfinished 9.400000 FINISHED_SUCCESSFULLY\n"  # before the change
+                      "request 10.000000 f1\nfinished 10.050000 FINISHED_EARLY_FOR_RERUN\n"
+                      "request 10.060000 f1\nfinished 10.250000 FINISHED_FRAGMENT_RUN_SUCCESSFULLY\n"
+                      "request 11.000000 f1\n", encoding="utf-8")
+    run = server_run(str(stamps), since=9.5)
+    assert math.isclose(run["server_s"], 0.25) and run["requests"] == 2
+    assert run["status"] == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and run["fragment_id"] == "f1"
+    assert server_run(str(stamps), since=10.5) is None  # requested, not finished yet
+    assert server_run(str(tmp_path / "none"), since=0) is None  # the server has stamped nothing
 
 
 def test_group_profile_counts_calls_entering_a_group_once():

@@ -12,15 +12,25 @@ def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
     assert all(0 < s < 300 and math.isfinite(s) for s in r["first_all"] + r["rerender_all"])
 
 
-def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, server):
+def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, tmp_path):
+    from bench.browser import server
+    from bench.served import stamps as read_stamps
+
     # One control of each kind the benchmark drives: a checkbox, a number box, a selectbox and a slider.
     cases = [c for c in FRAGMENTS if c[1] in ("explorer.average", "explorer.top_k", "ffn_norm.token", "positional.base")]
-    rows = fragment_reruns(browser, server, "the old man sees the red car", cases, repeats=2)
+    stamps = str(tmp_path / "stamps")
+    with server(stamps) as (base, _):  # the benchmark's server: streamlit run through bench.served
+        rows = fragment_reruns(browser, base, stamps, "the old man sees the red car", cases, repeats=2)
     assert [r["control"] for r in rows] == [c[1] for c in cases]
     for r in rows:
         assert r["ok"], (r["control"], r["why"])  # data changed, a fragment run, nothing outside it sent
         assert len(r["server_all"]) == len(r["browser_all"]) == 2
         assert all(0 < x < 60_000 and math.isfinite(x) for x in r["server_all"] + r["browser_all"])
+    # the server stamped every change's fragment run, and the page's first full run before them
+    stamped = read_stamps(stamps, since=0)
+    finished = [what for kind, _, what in stamped if kind == "finished"]
+    assert finished.count("FINISHED_FRAGMENT_RUN_SUCCESSFULLY") >= 2 * len(cases)
+    assert "FINISHED_SUCCESSFULLY" in finished
 
 
 def test_in_app_navigation_times_each_page_it_opens(browser, server):
