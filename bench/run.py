@@ -450,7 +450,9 @@ def load_targets(load) -> list[list]:
     why = []
     if p95 > GOAL_P95_S:
         why.append(f"{load['sessions']} sessions share 2 cores with the one chromium that drives them all (CPU seconds: "
-                   f"server {load['server_cpu_s']:.0f}, browser {load['browser_cpu_s']:.0f} in {load['wall_s']:.0f} s)")
+                   f"server {load['server_cpu_s']:.0f}, browser {load['browser_cpu_s']:.0f} in {load['wall_s']:.0f} s)"
+                   + (f"; the server's own time per run, every kind: p50 {load['served']['p50']:.2f} s, p95 "
+                      f"{load['served']['p95']:.2f} s ({load['served']['runs']} runs)" if load.get("served") else ""))
     if errors:
         why.append(f"{errors} errors, e.g. {load['errors'][0][:160]}")
     if load["own_view"] != load["sessions"]:

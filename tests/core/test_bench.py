@@ -216,17 +216,21 @@ def test_run_of_finds_a_fragment_runs_frames_from_its_request_to_script_finished
     assert run_of(sent[:1], received) is None  # no rerun request yet
 
 
-def test_server_run_times_the_first_request_after_a_moment_to_the_run_that_ends_it(tmp_path):
-    from bench.served import server_run
+def test_server_runs_pair_each_sessions_request_with_the_message_that_ends_its_run(tmp_path):
+    from bench.served import server_run, server_runs, stamps as stamps_of
 
     stamps = tmp_path / "stamps"
-    stamps.write_text("request 9.000000 -\nfinished 9.400000 FINISHED_SUCCESSFULLY\n"  # before the change
-                      "request 10.000000 f1\nfinished 10.050000 FINISHED_EARLY_FOR_RERUN\n"
-                      "request 10.060000 f1\nfinished 10.250000 FINISHED_FRAGMENT_RUN_SUCCESSFULLY\n"
-                      "request 11.000000 f1\n", encoding="utf-8")
+    stamps.write_text("request 9.000000 s1 -\nfinished 9.400000 s1 FINISHED_SUCCESSFULLY\n"  # before the change
+                      "request 10.000000 s1 f1\nfinished 10.050000 s1 FINISHED_EARLY_FOR_RERUN\n"
+                      "request 10.020000 s2 -\n"  # another session's run, interleaved
+                      "request 10.060000 s1 f1\nfinished 10.100000 s2 FINISHED_SUCCESSFULLY\n"
+                      "finished 10.250000 s1 FINISHED_FRAGMENT_RUN_SUCCESSFULLY\n"
+                      "request 11.000000 s1 f1\n", encoding="utf-8")
     run = server_run(str(stamps), since=9.5)
-    assert math.isclose(run["server_s"], 0.25) and run["requests"] == 2
-    assert run["status"] == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY" and run["fragment_id"] == "f1"
+    assert math.isclose(run["server_s"], 0.25) and run["session"] == "s1" and run["fragment_id"] == "f1"
+    assert [(r["session"], round(r["server_s"], 3), r["requests"]) for r in server_runs(stamps_of(str(stamps)))] == [
+        ("s1", 0.4, 1), ("s2", 0.08, 1), ("s1", 0.25, 2)]
+    assert server_runs(stamps_of(str(stamps)))[2]["status"] == "FINISHED_FRAGMENT_RUN_SUCCESSFULLY"
     assert server_run(str(stamps), since=10.5) is None  # requested, not finished yet
     assert server_run(str(tmp_path / "none"), since=0) is None  # the server has stamped nothing
 
@@ -267,6 +271,12 @@ def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
     sessions[0].errors.append("console: boom")
     r = dict(load.summary(sessions), wall_s=60, server_cpu_s=50, browser_cpu_s=60)
     assert not load.met(r) and run.load_targets(r)[0][3] == "not met" and "boom" in run.load_targets(r)[0][4]
+    slow = [load.Session(0, ["a"], times=[("layer", 5.0), ("head", 6.0)], own_view=[True])]
+    r = dict(load.summary(slow), wall_s=60, rounds=1, ramp_s=1, server_cpu_s=50, browser_cpu_s=60, load_average=2.0,
+             cores=2, served=dict(p50=0.04, p95=0.21, most=0.9, runs=40))
+    why = run.load_targets(r)[0][4]
+    assert run.load_targets(r)[0][3] == "not met" and "server's own time per run" in why and "p95 0.21 s" in why
+    assert any("40 runs, p50 0.04 s, p95 0.21 s, longest 0.90 s" in line for line in load.markdown(r, "9", "cmd"))
 
 
 def test_load_test_is_bounded():

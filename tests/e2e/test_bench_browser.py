@@ -28,7 +28,7 @@ def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, tmp_path):
         assert all(0 < x < 60_000 and math.isfinite(x) for x in r["server_all"] + r["browser_all"])
     # the server stamped every change's fragment run, and the page's first full run before them
     stamped = read_stamps(stamps, since=0)
-    finished = [what for kind, _, what in stamped if kind == "finished"]
+    finished = [what for kind, _, _, what in stamped if kind == "finished"]
     assert finished.count("FINISHED_FRAGMENT_RUN_SUCCESSFULLY") >= 2 * len(cases)
     assert "FINISHED_SUCCESSFULLY" in finished
 
