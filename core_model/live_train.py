@@ -9,11 +9,15 @@ tokenizers trained by Tokenizer.train in a temporary folder, removed as soon as 
 `batches_from` and `optimizer_step` (the warm-up schedule, make_batch, loss_fn with label smoothing).
 It stops at the step budget, at the time budget (checked between steps) or when `stop()` is called.
 The model and optimizer live in the generator's frame only: when the run ends they are gone.
+`main` runs one in a process of its own (`train_elsewhere`; the app's server starts it so: viz_app/live_training.py).
 """
 from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
+import pickle
+import sys
 import tempfile
 import threading
 import time
@@ -75,12 +79,13 @@ def mirrored_share(cross: np.ndarray) -> float:
 class LiveRun:
     """One live training run; iterate it once for its records. `stop()` ends it (thread-safe)."""
 
-    def __init__(self, task=TINY, every: int = EVERY, seconds: float = SECONDS, probe: str = PROBE, seed: int = 0):
+    def __init__(self, task=TINY, every: int = EVERY, seconds: float = SECONDS, probe: str = PROBE, seed: int = 0,
+                 stop=None):
         self.task, self.every, self.seconds, self.probe_text, self.seed = task, every, seconds, probe, seed
         self.probe: Probe | None = None  # set once the tokenizers are trained
         self.folder: Path | None = None  # the temporary folder the tokenizers were trained in (removed)
         self.model = None  # the model while the run goes on, None after
-        self._stop = threading.Event()
+        self._stop = stop or threading.Event()
 
     def stop(self) -> None:
         """End the run before its next step; the next record is its last."""
@@ -145,3 +150,37 @@ class LiveRun:
                 yield self._record(model, tokenizers["tgt"], step, loss, started)
         loss = float(np.mean(losses)) if losses else loss
         yield self._record(model, tokenizers["tgt"], step, loss, started, ended)
+
+
+def train_elsewhere(data, commands) -> None:
+    """A LiveRun in this process, for the process that started it (through `main`): it reads
+    (task, every, seconds) pickled from `commands`, then writes, pickled and flushed to `data`, ("record", probe,
+    record) for each record, ("error", text) if the run fails, and None last. A line on `commands`, or its end
+    (the parent gone), stops the run at its next step. The parent's memory and interpreter lock are not touched:
+    the run's model, optimizer and the modules an optimizer imports (torch._dynamo, sympy: ~120,000 objects) live
+    and end here."""
+    task, every, seconds = pickle.load(commands)
+    stop = threading.Event()
+    threading.Thread(target=lambda: (commands.readline(), stop.set()), daemon=True).start()
+    torch.set_num_threads(1)  # one core for the run; the server keeps the other for its visitors
+    run = LiveRun(task, every, seconds, stop=stop)
+
+    def send(item) -> None:
+        pickle.dump(item, data)
+        data.flush()
+
+    try:
+        for record in run:
+            send(("record", run.probe, record))
+    except Exception as error:  # said to the session; the parent never sees a traceback
+        send(("error", f"{type(error).__name__}: {error}"))
+    finally:
+        send(None)
+
+
+def main() -> None:
+    """The run's process (`python -c "from core_model.live_train import main; main()"`): commands on stdin, the
+    pickles on stdout. Whatever else writes to file descriptor 1 (a library's print) goes to stderr instead."""
+    data = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    train_elsewhere(data, sys.stdin.buffer)

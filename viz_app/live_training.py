@@ -1,23 +1,36 @@
-"""One live training run per server process at a time (the Training page's "Train one live"), in a background thread.
+"""One live training run per server process at a time (the Training page's "Train one live"), in a process of its own.
 
-A session asks with its own token (`start`) and gets a Job; the first job runs, the others wait in line and
-are told their place. The session's fragment polls its job (`Job.records`) and calls `Job.heartbeat()` on every
-rerun: a job whose session has gone quiet for HEARTBEAT_SECONDS (the visitor left, or opened another page) is
-stopped at its next record, or leaves the line. When a run ends its model and optimizer are gone (they live in
-core_model.live_train's generator only); the Job keeps its small records, for as long as its session keeps it.
-No page code here: viz_app/place/live_training.py draws it.
+A session asks with its own token (`start`) and gets a Job; the first job runs, the others wait in line and are
+told their place. The run itself is a fresh Python process (core_model.live_train.main: no copy of the server's
+threads or memory); a thread of the server sends it the task and reads its records into the Job. So the run's
+model, optimizer and the ~120,000 objects of the modules an optimizer imports (torch._dynamo, sympy) never enter
+the server, whose collection after every script run would walk them for the rest of its life (50-90 ms more a
+rerun: RELIABILITY.md), and the run's Python holds the child's interpreter lock, not the one every session's rerun
+needs. The session's fragment polls its job (`Job.records`) and calls `Job.heartbeat()` on every rerun: a job whose
+session has gone quiet for HEARTBEAT_SECONDS (the visitor left, or opened another page) is stopped at its next
+step, or leaves the line. The Job keeps its small records, for as long as its session keeps it. No page code here:
+viz_app/place/live_training.py draws it.
 """
 from __future__ import annotations
 
 import dataclasses
+import pickle
+import queue
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
-from core_model.live_train import EVERY, SECONDS, TINY, LiveRun, Probe, Record
+from core_model.live_train import EVERY, SECONDS, TINY, Probe, Record
 
 STEPS = TINY.steps  # a run's step budget (tests set fewer)
 HEARTBEAT_SECONDS = 5.0  # a job whose session has not polled for this long is stopped
 MAX_WAITING = 32  # sessions in line at once: one more is told the line is full (start returns None)
+POLL_SECONDS = 0.5  # the watching thread looks at the run's process and its session this often between records
+ENDING_SECONDS = 10.0  # a stopped run's process ends at its next step; past this it is killed
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: the run's process imports core_model from it
+CHILD = "from core_model.live_train import main; main()"  # the run's process
 
 
 class Line:
@@ -37,19 +50,19 @@ class Job:
 
     def __init__(self, token: str):
         self.token = token
-        self.run = LiveRun(dataclasses.replace(TINY, steps=STEPS), every=EVERY, seconds=SECONDS)
-        self.records: list[Record] = []  # appended by the training thread only
+        self.task, self.every = dataclasses.replace(TINY, steps=STEPS), EVERY
+        self.records: list[Record] = []  # appended by the watching thread only
+        self.probe: Probe | None = None  # set with the first record
         self.state = "queued"  # "running", "done"
         self.error: str | None = None
+        self.pid: int | None = None  # the run's process, once started
+        self.exitcode: int | None = None  # how that process ended, once it has
+        self._stop = threading.Event()  # the watching thread tells the run's process
         self._seen = time.monotonic()
 
     @property
     def steps(self) -> int:
-        return self.run.steps
-
-    @property
-    def probe(self) -> Probe | None:
-        return self.run.probe
+        return self.task.steps
 
     @property
     def active(self) -> bool:
@@ -74,7 +87,7 @@ class Job:
             if self in _line.waiting:
                 _line.waiting.remove(self)
                 self.state = "done"
-        self.run.stop()
+        self._stop.set()
 
 
 def start(token: str) -> Job | None:
@@ -110,16 +123,74 @@ def _next() -> None:
 
 
 def _train(job: Job) -> None:
-    """The training thread: collect the run's records, stop it if its session has gone, then start the next job."""
+    """The watching thread: start the run's process, collect its records, stop it if its session has gone, then
+    start the next job. Whatever happens the process ends: stopped, then killed past ENDING_SECONDS."""
+    process = None
     try:
-        for record in job.run:
-            job.records.append(record)
-            if job.gone():
-                job.run.stop()
+        process = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE)
+        job.pid = process.pid
+        pickle.dump((job.task, job.every, SECONDS), process.stdin)
+        process.stdin.flush()
+        _collect(job, process)
     except Exception as error:  # shown to the session, never a dead thread holding the line
         job.error = f"{type(error).__name__}: {error}"
     finally:
+        if process is not None:
+            _end(job, process)
         with _lock:
             job.state = "done"
             _line.running = None
             _next()
+
+
+def _collect(job: Job, process: subprocess.Popen) -> None:
+    """Records from the run's process into the job until its last word (None); a stop is passed on as a line."""
+    items: queue.Queue = queue.Queue()
+    threading.Thread(target=_read, args=(process.stdout, items), name="live-training-reader", daemon=True).start()
+    asked = False
+    while True:
+        if (job._stop.is_set() or job.gone()) and not asked:
+            process.stdin.write(b"stop\n")
+            process.stdin.flush()
+            asked = True
+        try:
+            item = items.get(timeout=POLL_SECONDS)
+        except queue.Empty:
+            continue
+        if isinstance(item, Exception):  # ended without its last word: killed, or out of memory
+            raise RuntimeError(f"the training process ended early (exit code {process.poll()})") from item
+        if item is None:
+            return
+        if item[0] == "error":
+            job.error = item[1]
+        else:
+            job.probe = item[1]
+            job.records.append(item[2])
+
+
+def _read(stream, items: queue.Queue) -> None:
+    """What the run's process writes, unpickled onto `items`, up to its last word (None) or what stopped it."""
+    while True:
+        try:
+            item = pickle.load(stream)
+        except Exception as error:  # noqa: BLE001 - the end of the stream, or a broken one: the watcher says so
+            items.put(error)
+            return
+        items.put(item)
+        if item is None:
+            return
+
+
+def _end(job: Job, process: subprocess.Popen) -> None:
+    """Close the run's stdin (its stop, if it still runs), wait for it, kill it past ENDING_SECONDS."""
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        job.exitcode = process.wait(ENDING_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        job.exitcode = process.wait()
+    process.stdout.close()

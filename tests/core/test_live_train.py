@@ -82,3 +82,26 @@ def test_the_time_budget_holds():
     elapsed = time.monotonic() - started
     assert records[-1].ended == "time" and records[-1].step < 100_000
     assert elapsed < max(budget, records[0].seconds) + 2.0  # checked between steps: at most one step and a record more
+
+
+def test_a_run_elsewhere_writes_each_record_pickled_then_its_last_word():
+    import io
+    import pickle
+
+    from core_model.live_train import train_elsewhere
+
+    # What the server sends the run's process: the task pickled, and no line after it, as if the server were gone:
+    # the run stops at its first step.
+    commands, data = io.BytesIO(pickle.dumps((SHORT, 5, SECONDS))), io.BytesIO()
+    train_elsewhere(data, commands)
+    data.seek(0)
+    items = []
+    while True:
+        items.append(pickle.load(data))
+        if items[-1] is None:
+            break
+    records = [item[2] for item in items[:-1]]
+    assert [item[0] for item in items[:-1]] == ["record"] * len(records) and len(records) >= 2
+    assert records[0].step == 0 and records[-1].ended == "stopped" and records[-1].step <= 5
+    probe = items[0][1]
+    assert probe.source == "red cat two sun left big one" and probe.target == "one big left sun two cat red"

@@ -1,6 +1,6 @@
 """The Training page's live run (streamlit): Start and Stop, the run's progress, its loss so far and the probe's
-cross-attention, redrawn by a fragment that polls the session's job (viz_app.live_training trains it in its own
-thread; this section never waits for it)."""
+cross-attention, redrawn by a fragment that polls the session's job (viz_app.live_training trains it in a process
+of its own; this section never waits for it)."""
 from __future__ import annotations
 
 import uuid
@@ -73,7 +73,7 @@ def _show(job: live_training.Job) -> None:
     if place:
         st.info(t("live.queued", place=place))
         return
-    records = list(job.records)  # the training thread appends to it
+    records = list(job.records)  # the watching thread appends to it
     if job.error:
         st.error(t("live.failed", error=literal(job.error)))
     if not records:
