@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import sys
+import tempfile
 import traceback
 
 import numpy as np
@@ -570,8 +571,6 @@ def nav_pages(q) -> list[tuple[str, str]]:
 
 def browse(got, pages, s32, s128, q) -> None:
     """Fills got's wire rows, timing and memory as each is measured (a failure keeps what came before it)."""
-    import tempfile
-
     from . import browser as br
     stamps = os.path.join(tempfile.mkdtemp(prefix="bench-stamps-"), "stamps")
     with br.server(stamps) as (base, pid), br.browser() as b:
@@ -582,7 +581,8 @@ def browse(got, pages, s32, s128, q) -> None:
         got["tm"] = br.first_chart_and_rerender(b, base, s32, FRESH[:1] if q else FRESH[:3])
         got["tm"]["nav"] = br.in_app_navigation(b, base, s32, nav_pages(q), rounds=1 if q else 3)
         got["live"] = br.live_training(b, base, pid)
-        got["frag"] = br.fragment_reruns(b, base, stamps, s32, br.FRAGMENTS[:2] if q else br.FRAGMENTS, repeats=2 if q else 6)
+        got["frag"] = br.fragment_reruns(b, base, stamps, s32, br.FRAGMENTS[:2] if q else br.FRAGMENTS,
+                                         repeats=2 if q else 6)
         got["mem"] = br.memory(b, base, pid, ["translate-en-fr", "lm-en", "reverse"],
                                {"translate-en-fr": s32, "lm-en": "the old man", "reverse": "one two three four five"},
                                sessions=3 if q else 50)

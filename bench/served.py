@@ -6,8 +6,8 @@ draws the charts of a run's first messages, the run's script-finished message wa
 after the server sent it). Here the server stamps both ends itself, on CLOCK_MONOTONIC (`time.monotonic()`, the
 clock every process on the machine shares): a line `request <t> <session> <fragment id or ->` when a rerun
 request reaches the runtime, and `finished <t> <session> <status>` when the runtime hands the run's
-script-finished message to the websocket. Nothing else in the server changes: the two Runtime methods are wrapped, then Streamlit's own command
-line runs as `streamlit run` would.
+script-finished message to the websocket. Nothing else in the server changes: the two Runtime methods are
+wrapped, then Streamlit's own command line runs as `streamlit run` would.
 """
 from __future__ import annotations
 
