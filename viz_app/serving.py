@@ -10,8 +10,9 @@ Objects that are not cyclic are still freed by reference counting when they are 
 
 numpy's OpenBLAS is held to one thread. The views multiply small matrices (a 100 × 128 table by its
 transpose), where a second thread gains nothing, and OpenBLAS's idle threads spin on a core before they sleep:
-with chromium or another session's run on the other core, a positional-lab fragment's run took 26–104 ms
-with two threads and 20–29 ms with one (`bench/served.py`'s clock, 2 cores). torch keeps its own threads.
+with chromium drawing on the other core, a positional-lab fragment's script run took 26–104 ms with two
+threads and 20–29 ms with one (timed around Streamlit's ScriptRunner in a real server, 2 cores). torch keeps
+its own threads.
 """
 from __future__ import annotations
 
