@@ -78,24 +78,26 @@ def test_sentence_enter_updates_charts(open_page):
 
 
 def decoding_view(page):
-    """The chosen token shown in the metric and the cross-attention heatmap's z (still in plotly's binary form)."""
+    """The chosen token shown in the metric and the cross-attention heatmap's z (still in plotly's binary form);
+    z is None while the chart is not on the page (between a run's start and its redraw)."""
     token = page.locator('[data-testid="stMetricValue"]').first.inner_text()
     cross = plot_data(page, name="every head's row over the source")
-    assert cross is not None, "no cross-attention chart on the decoding page"
-    return token, cross[0]["z"]
+    return token, None if cross is None else cross[0]["z"]
 
 
 def click_and_wait(page, name: str, until, timeout: float = 30):
-    """Click a button and poll the view until `until(view)` holds: plotly redraws after the run ends."""
+    """Click a button and poll the view until the chart is drawn and `until(view)` holds: plotly redraws after the
+    run ends, and the idle wait may see the page before the click's run has begun."""
     import time
 
     page.get_by_role("button", name=name, exact=True).click()
     wait_idle(page, charts=1)
     deadline = time.monotonic() + timeout
     view = decoding_view(page)
-    while not until(view) and time.monotonic() < deadline:
+    while (view[1] is None or not until(view)) and time.monotonic() < deadline:
         page.wait_for_timeout(200)
         view = decoding_view(page)
+    assert view[1] is not None, "no cross-attention chart on the decoding page"
     return view
 
 
@@ -103,6 +105,7 @@ def test_decoding_next_and_previous_step(open_page):
     page, _ = open_page("decoding")
     wait_idle(page, charts=1)
     first = decoding_view(page)
+    assert first[1] is not None, "no cross-attention chart on the decoding page"
     second = click_and_wait(page, "next ▶", lambda view: view[0] != first[0] and view[1] != first[1])
     assert second[0] != first[0]
     assert second[1] != first[1], "the cross-attention row did not change with the step"
