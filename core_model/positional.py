@@ -15,7 +15,8 @@ def sinusoidal_table(length: int, d_model: int, base: float = 10000.0, layout: s
     cosines in d/2 … d-1, so PE[pos, i] = sin(…), PE[pos, d/2 + i] = cos(…) (Marian's table).
     """
     pos = torch.arange(length, dtype=torch.float64)[:, None]  # [length, 1]
-    inv_freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # [d/2]
+    inv_freq = float(base) ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # [d/2]; an int base
+    # above 2**63 (a config may hold one) would overflow torch's int64 as it is raised to a tensor
     angles = pos * inv_freq  # [length, d/2]
     table = torch.zeros(length, d_model, dtype=torch.float64)
     if layout == "halves":
@@ -51,7 +52,7 @@ class LearnedPositions(nn.Module):
 
 def rope_angles(positions: torch.Tensor, d_head: int, base: float) -> torch.Tensor:
     """The rotation angle of each dimension pair at each position: [pos, d_head/2]."""
-    inv_freq = base ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)  # [d/2]
+    inv_freq = float(base) ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)  # [d/2] (as above)
     return positions.to(torch.float32)[:, None] * inv_freq
 
 

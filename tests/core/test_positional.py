@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from core_model.positional import (LearnedPositions, SinusoidalPositions, alibi_bias, alibi_slopes,
-                                   rope_rotate, sinusoidal_table)
+                                   rope_angles, rope_rotate, sinusoidal_table)
 
 
 def paper_sinusoid(length: int, d_model: int, base: float = 10000.0) -> np.ndarray:
@@ -133,3 +133,11 @@ def test_alibi_bias_is_minus_slope_times_distance():
         for qi, qp in enumerate([3, 4]):
             for kp in range(5):
                 assert bias[0, h, qi, kp].item() == -slope * abs(qp - kp)
+
+
+def test_an_integer_base_past_int64_is_taken_as_the_number_it_is():
+    # A config may hold any JSON number a config check lets through (above 1, at most the largest float); the
+    # fuzz test found 2**64, which torch cannot raise to a tensor as an int64 (OverflowError before this).
+    base = 2**64
+    assert torch.equal(sinusoidal_table(6, 8, base), sinusoidal_table(6, 8, float(base)))
+    assert torch.equal(rope_angles(torch.arange(6), 8, base), rope_angles(torch.arange(6), 8, float(base)))
