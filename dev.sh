@@ -14,10 +14,8 @@ setup() {  # $1: the requirements file to install
     local want
     want=$(cat requirements*.txt | sha256sum | cut -d' ' -f1)
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-        # --no-compile: no .pyc for every file of every package (torch alone has thousands); Python writes one for
-        # each module when it is first imported
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile -r "$1"
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps -r requirements-nodeps.txt
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$1"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
         echo "$want" > "$stamp"
     fi
 }
