@@ -20,16 +20,16 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 from core_model.live_train import EVERY, SECONDS, TINY, Probe, Record
+
+from .registry import ROOT  # the checkout: the run's process imports core_model from it
 
 STEPS = TINY.steps  # a run's step budget (tests set fewer)
 HEARTBEAT_SECONDS = 5.0  # a job whose session has not polled for this long is stopped
 MAX_WAITING = 32  # sessions in line at once: one more is told the line is full (start returns None)
 POLL_SECONDS = 0.5  # the watching thread looks at the run's process and its session this often between records
 ENDING_SECONDS = 10.0  # a stopped run's process ends at its next step; past this it is killed
-ROOT = Path(__file__).resolve().parents[1]  # the checkout: the run's process imports core_model from it
 CHILD = "from core_model.live_train import main; main()"  # the run's process
 
 
