@@ -103,8 +103,10 @@ def test_every_shipped_model_keeps_its_whole_training_log(name, valid_splits):
     assert log is not None and log.step[-1] == TASKS[name].steps and log.step[0] > 0
     assert f"{TASKS[name].steps} steps, {log.tokens[-1]:,} target tokens" in loaded.card  # the card's own run
     task = TASKS[name]  # each row's rate is the schedule's, cool-down included: the one the Training page draws
-    assert log.lr.tolist() == [learning_rate(s, loaded.config.d_model, task.warmup, task.lr_factor, task.steps,
-                                             task.cooldown) for s in log.step]
+    # The schedule uses float powers: libm's pow takes another code path on another CPU (with or without FMA) and
+    # may differ in the last bit (seen: ...548 against ...546), so equal to 1e-12, not bit for bit.
+    assert log.lr.tolist() == pytest.approx([learning_rate(s, loaded.config.d_model, task.warmup, task.lr_factor,
+                                                           task.steps, task.cooldown) for s in log.step], rel=1e-12)
     # Recomputed from the shipped weights on the validation split, the loss is the log's last value: the log
     # holds the run's real numbers. Another CPU or thread count sums float32 in another order (last bits).
     valid = encode_pairs(valid_splits[name], loaded.tokenizers, loaded.config.max_len)
@@ -127,9 +129,10 @@ def test_the_last_snapshot_is_a_fresh_trace_of_the_shipped_weights(name, valid_s
             np.testing.assert_allclose(saved["blocks"][block][-1], now.astype(np.float32), atol=1e-3, rtol=0)
     if loaded.config.has_encoder:  # the AER of the last step is the shipped weights' own on the same pairs
         pairs = [pair for _, _, pair in valid_splits[name][:AER_PAIRS]]
-        # Each link is an argmax: a near-tie that another CPU's last bits flip moves the AER by about
-        # 2 / (2 · 50 sentences · ~12 words) ≈ 0.002; allow one such flip.
-        np.testing.assert_allclose(snaps.aer[-1], alignment_error_rates(loaded, pairs), atol=0.002)
+        # Each link is an argmax: a near-tie that another CPU's last bits flip moves the AER by exactly
+        # 2 / (predicted + gold links) (0.0028 for reverse's short sentences: seen on an AMD EPYC); allow two flips.
+        flip = 2 / sum(len(p.tgt.split()) + len(set(p.alignment)) for p in pairs)
+        np.testing.assert_allclose(snaps.aer[-1], alignment_error_rates(loaded, pairs), atol=2 * flip + 1e-6)
         # heads forming: the last layer's cross-attention goes from unaligned (untrained) to the gold alignment
         assert snaps.aer[0, -1] > 0.5 and snaps.aer[-1, -1] < 0.15
 
