@@ -6,7 +6,6 @@ fast wrong answer shows up as a failed check, never as a good number.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 import random
@@ -20,7 +19,7 @@ import torch
 from core_model import checkpoint
 from core_model.decoding import greedy
 from core_model.model import Transformer
-from core_model.tasks import TASKS, corpus
+from core_model.tasks import held_out
 from core_model.trace import as_batch, run_with_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,10 +140,9 @@ def bench_decoding(n_tokens: int = 256, repeats: int = 5, name: str = "lm-en", p
 BUCKETS = ((0, 512), (512, 1024), (1024, 2048))
 
 
-@functools.lru_cache(maxsize=4)
 def held_out_sentences(name: str) -> tuple[str, ...]:
     """The held-out test split of a task (seed 0), what `python -m core_model.evaluate` measures on."""
-    return tuple(t for _, t, _ in corpus(TASKS[name], seed=0)["test"])
+    return tuple(t for _, t, _ in held_out(name)["test"])
 
 
 def long_text(name: str, length: int, seed: int, sentences=None) -> list[int]:

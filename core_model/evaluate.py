@@ -23,7 +23,7 @@ from . import checkpoint, cli
 from .data import VOCABULARY, reverse
 from .decoding import sample
 from .model import Transformer
-from .tasks import TASKS, corpus, loss_fn, make_batch
+from .tasks import TASKS, held_out, loss_fn, make_batch
 from .trace import run_with_trace
 from .snapshots import SNAPSHOT_FILE, read_snapshots
 from .train_log import LOG_FILE, read_log
@@ -123,7 +123,7 @@ def evaluate_lm(loaded, sentences: list[str]) -> dict:
 def evaluate(path: Path, task_name: str, seed: int = 0) -> dict:
     loaded = checkpoint.load(path)
     task = TASKS[task_name]
-    test = corpus(task, seed)["test"]
+    test = list(held_out(task.name, seed)["test"])
     if loaded.config.architecture == "decoder":
         return evaluate_lm(loaded, [t for _, t, _ in test])
     return evaluate_translation(loaded, [p for _, _, p in test])

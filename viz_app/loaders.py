@@ -17,7 +17,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core_model import bert, checkpoint, decoding
+from core_model import bert, checkpoint, decoding, tasks
 from core_model.attribution import Gradients, attribute, explained_token
 from core_model.generation import Generation, read_generation
 from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
@@ -627,13 +627,6 @@ class HeldOut:
     tgt: tuple[str, ...]  # per sentence, what the decoder reads after <s> ("" for a model without one)
 
 
-@st.cache_data(max_entries=4, max_size="1MB", show_spinner=False)
-def test_pairs(task: str) -> tuple:
-    """The first QK_SENTENCES held-out test pairs of a task, drawn once per server for every model that reads them
-    (MiniLM borrows the translator's)."""
-    return tuple(corpus(TASKS[task], 0)["test"][:QK_SENTENCES])
-
-
 @st.cache_data(max_entries=8, max_size="1MB", show_spinner=False)
 def held_out(name: str) -> HeldOut:
     """The first QK_SENTENCES held-out test sentences of the model's task (seed 0, as evaluate.py draws them:
@@ -641,7 +634,7 @@ def held_out(name: str) -> HeldOut:
     one-sided model reads the English: a language model's sentence, or a borrowed pair's source."""
     cfg = load_model(name).config
     task = shipped_task(name)
-    pairs = test_pairs((task or TASKS[QK_BORROWED]).name)
+    pairs = tasks.held_out((task or TASKS[QK_BORROWED]).name)["test"][:QK_SENTENCES]  # drawn once per server
     if cfg.architecture == "encoder-decoder":
         src, tgt = tuple(s for s, _, _ in pairs), tuple(t for _, t, _ in pairs)
     else:

@@ -1,11 +1,9 @@
 """The explorer's queries and keys of a corpus as a user drives it: off until asked, then one point per token of the
 held-out sentences (queries and keys), for the sidebar's head in the page's block, every hover escaped."""
-from functools import lru_cache
-
 import numpy as np
 
 from core_model import checkpoint
-from core_model.tasks import TASKS, corpus
+from core_model.tasks import held_out
 from tests.app.conftest import assert_clean, chart_names, decode, named_chart, open_page
 from viz_app import loaders
 from viz_app.views import qk_space as view
@@ -14,10 +12,10 @@ MODEL = "translate-en-fr"
 CHART = "explorer.qk"
 
 
-@lru_cache(maxsize=1)
 def held_out_pairs() -> tuple:
-    """The first test pairs of translate-en-fr, drawn here as core_model.evaluate draws them (seed 0)."""
-    return tuple(corpus(TASKS[MODEL], 0)["test"][:loaders.QK_SENTENCES])
+    """The first test pairs of translate-en-fr (seed 0), as core_model.evaluate reads them; tests/core/test_tasks.py
+    checks `held_out` against the whole corpus."""
+    return held_out(MODEL)["test"][:loaders.QK_SENTENCES]
 
 
 def counted(chart: dict) -> tuple[int, int]:

@@ -32,19 +32,12 @@ def shipped_evaluation():
 
 @pytest.fixture(scope="session")
 def shipped_splits():
-    """`shipped_splits(name)`: the splits of a shipped model's task (seed 0), as `corpus(TASKS[name], seed=0)`
-    gives them; built once per session (the translator's corpus takes seconds to generate). Callers get their
-    own lists."""
-    from core_model.train import TASKS, corpus
+    """`shipped_splits(name)`: the valid and test splits of a shipped model's task (seed 0), as
+    `core_model.tasks.held_out` draws them once per process (test_tasks.py checks them against `corpus`). Callers
+    get their own lists."""
+    from core_model.tasks import held_out
 
-    done: dict[str, dict] = {}
-
-    def get(name: str) -> dict:
-        if name not in done:
-            done[name] = corpus(TASKS[name], seed=0)
-        return {split: list(rows) for split, rows in done[name].items()}
-
-    return get
+    return lambda name: {split: list(rows) for split, rows in held_out(name).items()}
 
 
 @pytest.fixture(scope="session")

@@ -1,13 +1,11 @@
 """The explorer's queries and keys of a corpus: the loader's vectors are the ones core_model's trace records for each
 held-out sentence alone (padding left out), and the view's 2-D points are the stacked vectors' top two principal
 components."""
-from functools import lru_cache
-
 import numpy as np
 import pytest
 
 from core_model import checkpoint
-from core_model.tasks import TASKS, corpus
+from core_model.tasks import TASKS, held_out
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
 from viz_app import loaders
@@ -36,16 +34,10 @@ def alone(loaded, src_text, tgt_text, block, layer):
     return attn.q[0], attn.k[0]
 
 
-@lru_cache(maxsize=None)
-def held_out_split(task: str) -> tuple:
-    """The task's test split as core_model.evaluate draws it (seed 0); translate-en-fr's takes ~11 s, so once."""
-    return tuple(corpus(TASKS[task], 0)["test"])
-
-
 def held_out_text(name, cfg):
     """The sentences each side reads: the first of the task's test split."""
     task = TASKS.get(name, TASKS["translate-en-fr"])  # MiniLM has no task: it borrows translate-en-fr's English
-    test = held_out_split(task.name)[:loaders.QK_SENTENCES]
+    test = held_out(task.name)["test"][:loaders.QK_SENTENCES]  # as core_model.evaluate reads it (seed 0)
     if cfg.architecture == "encoder-decoder":
         return [s for s, _, _ in test], [t for _, t, _ in test]
     english = [s if s is not None else t for s, t, _ in test]
