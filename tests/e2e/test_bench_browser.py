@@ -2,7 +2,7 @@
 (a second text box in the sidebar took the sentence), and bench.run only wrote "not measured"."""
 import math
 
-from bench.browser import FRAGMENTS, first_chart_and_rerender, fragment_reruns
+from bench.browser import FRAGMENTS, first_chart_and_rerender, floor_first_chart, fragment_reruns
 
 
 def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
@@ -10,6 +10,12 @@ def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
     r = first_chart_and_rerender(browser, server, "the old man sees the red car", ["the small girl sees the big dog"])
     assert r["checks"] == [True]  # the chart's data changed and the link carries the new sentence
     assert all(0 < s < 300 and math.isfinite(s) for s in r["first_all"] + r["rerender_all"])
+
+
+def test_the_floor_is_timed_on_its_own_one_chart_app(browser):
+    r = floor_first_chart(browser, repeats=1)
+    assert r["ok"]  # the chart drawn is floor_app.py's: three bars 1, 3, 2
+    assert len(r["first_all"]) == 1 and 0 < r["first_s"] < 120
 
 
 def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, tmp_path):
