@@ -167,6 +167,16 @@ def floor_first_chart(b, repeats: int = 5) -> dict:
     return dict(first_s=statistics.median(times[1:]), first_all=times[1:], ok=all(checks))
 
 
+def finished_run_s(p, stamps: str, since: float, timeout_s: float = 60) -> float:
+    """The server's own seconds for the first run requested at or after `since` (nan if none ends in time): it
+    may end after the first chart is drawn, so this waits for its script-finished stamp."""
+    run, deadline = server_run(stamps, since), time.time() + timeout_s
+    while run is None and time.time() < deadline:
+        p.wait_for_timeout(25)
+        run = server_run(stamps, since)
+    return run["server_s"] if run else float("nan")
+
+
 def first_chart_and_rerender(b, base: str, sentence: str, new_sentences: list[str], page: str = "explorer",
                              stamps: str | None = None) -> dict:
     """Navigation → first chart drawn; Enter in the sentence box → the first chart's data changed, timed in the
@@ -184,8 +194,7 @@ def first_chart_and_rerender(b, base: str, sentence: str, new_sentences: list[st
             p = ctx.new_page()
             first.append(first_chart(p, url(base, page, "translate-en-fr", sentence)))
             p.wait_for_function(f"({SIGNATURE})() !== null", timeout=60_000)
-            # type once the page has settled, as a reader does: a fixed 1.5 s left the first contexts still
-            # drawing the page's other charts, and their Enter waited behind that (0.96 and 0.85 s against ~0.4)
+            # type once the page has settled, as a reader does (a fixed 1.5 s could leave it drawing other charts)
             p.wait_for_function(IDLE, timeout=120_000, polling=100)
             before = p.evaluate(SIGNATURE)
             box = p.locator('[data-testid="stSidebar"]').get_by_label("Sentence (press Enter)", exact=True)
@@ -202,12 +211,8 @@ def first_chart_and_rerender(b, base: str, sentence: str, new_sentences: list[st
             # the redrawn chart belongs to the new sentence: the data changed and the view's link carries it
             checks.append(took is not None and after != before
                           and parse_qs(urlparse(p.url).query).get("src") == [new])
-            if stamps:  # the run may end after the first chart is drawn: wait for its script-finished stamp
-                run, deadline = server_run(stamps, pressed), time.time() + 60
-                while run is None and time.time() < deadline:
-                    p.wait_for_timeout(25)
-                    run = server_run(stamps, pressed)
-                served.append(run["server_s"] if run else float("nan"))
+            if stamps:
+                served.append(finished_run_s(p, stamps, pressed))
         finally:
             ctx.close()
     return dict(first_s=statistics.median(first), first_all=first, rerender_s=statistics.median(rerender),

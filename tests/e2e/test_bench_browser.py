@@ -2,14 +2,29 @@
 (a second text box in the sidebar took the sentence), and bench.run only wrote "not measured"."""
 import math
 
+import pytest
+
 from bench.browser import FRAGMENTS, first_chart_and_rerender, floor_first_chart, fragment_reruns
 
 
-def test_first_chart_and_rerender_times_a_real_redraw(browser, server):
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """The benchmark's own server: streamlit run through bench.served, which stamps every run; (base, stamps)."""
+    from bench.browser import server
+
+    stamps = str(tmp_path_factory.mktemp("served") / "stamps")
+    with server(stamps) as (base, _):
+        yield base, stamps
+
+
+def test_first_chart_and_rerender_times_a_real_redraw(browser, served):
+    base, stamps = served
     # Two sentences of one length: the change shows only in the heatmaps' values (z), not in their axes.
-    r = first_chart_and_rerender(browser, server, "the old man sees the red car", ["the small girl sees the big dog"])
+    r = first_chart_and_rerender(browser, base, "the old man sees the red car", ["the small girl sees the big dog"],
+                                 stamps=stamps)
     assert r["checks"] == [True]  # the chart's data changed and the link carries the new sentence
     assert all(0 < s < 300 and math.isfinite(s) for s in r["first_all"] + r["rerender_all"])
+    assert len(r["server_all"]) == 1 and 0 < r["server_all"][0] < 60  # the Enter's run, stamped by the server
 
 
 def test_the_floor_is_timed_on_its_own_one_chart_app(browser):
@@ -18,15 +33,13 @@ def test_the_floor_is_timed_on_its_own_one_chart_app(browser):
     assert len(r["first_all"]) == 1 and 0 < r["first_s"] < 120
 
 
-def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, tmp_path):
-    from bench.browser import server
+def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, served):
     from bench.served import stamps as read_stamps
 
     # One control of each kind the benchmark drives: a checkbox, a number box, a selectbox and a slider.
     cases = [c for c in FRAGMENTS if c[1] in ("explorer.average", "explorer.top_k", "ffn_norm.token", "positional.base")]
-    stamps = str(tmp_path / "stamps")
-    with server(stamps) as (base, _):  # the benchmark's server: streamlit run through bench.served
-        rows = fragment_reruns(browser, base, stamps, "the old man sees the red car", cases, repeats=2)
+    base, stamps = served
+    rows = fragment_reruns(browser, base, stamps, "the old man sees the red car", cases, repeats=2)
     assert [r["control"] for r in rows] == [c[1] for c in cases]
     for r in rows:
         assert r["ok"], (r["control"], r["why"])  # data changed, a fragment run, nothing outside it sent
