@@ -104,6 +104,8 @@ class Recorder:
         self._derived = weakref.WeakValueDictionary()  # a derived array lives while some reader holds it
 
     def __getstate__(self):  # no weak references, no live tensors: a Trace may be pickled (st.cache_data)
+        for name in list(self.values):
+            self.array(name)
         return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants")}
 
     def __setstate__(self, state):
@@ -122,14 +124,19 @@ class Recorder:
 
     def keep(self, name: str, value: torch.Tensor) -> None:
         # No copy: nothing in the model changes a tensor in place once it is kept (attention works
-        # in place only on tensors no trace keeps). The array shares the tensor's memory, so it is
-        # made read-only: no reader can alter what the model computed.
-        array = value.detach()
-        if array.dtype != torch.float32:
-            array = array.to(torch.float32)
-        array = array.numpy()
-        array.flags.writeable = False
-        self.values[name] = array
+        # in place only on tensors no trace keeps). Kept as the tensor itself (detached if it carries a
+        # graph) until first read, when `array` makes it a numpy view: a value nobody reads is never converted.
+        self.values[name] = value.detach() if value.requires_grad else value
+
+    def array(self, name: str) -> np.ndarray:
+        """A kept value as float32 numpy, converted on its first read. The array shares the tensor's memory, so it
+        is made read-only: no reader can alter what the model computed."""
+        value = self.values[name]
+        if isinstance(value, torch.Tensor):
+            value = (value if value.dtype == torch.float32 else value.to(torch.float32)).numpy()
+            value.flags.writeable = False
+            self.values[name] = value  # two threads reading at once each make a view of the same memory
+        return value
 
     def mask_array(self, mask: torch.Tensor) -> np.ndarray:
         """The mask as a read-only bool array (a view, no copy), once per call however many layers use it."""
@@ -158,9 +165,8 @@ class Recorder:
         return len(self.values) + len(self.recipes)
 
     def __getitem__(self, name: str) -> np.ndarray:
-        value = self.values.get(name)
-        if value is not None:
-            return value
+        if name in self.values:
+            return self.array(name)
         if name in self.recipes:
             return self.derived(name)
         if name in self.reached and self.filter is not None:
@@ -180,7 +186,8 @@ class Recorder:
 
     def nbytes(self) -> int:
         """Bytes of the distinct arrays kept (two names for one tensor, or a shared mask, count once)."""
-        arrays = list(self.values.values()) + [r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray)]
+        arrays = [self.array(n) for n in list(self.values)]
+        arrays += [r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray)]
         return sum({(a.__array_interface__["data"][0], a.nbytes): a.nbytes for a in arrays}.values())
 
 

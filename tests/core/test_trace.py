@@ -366,6 +366,30 @@ def test_layer_output_is_what_the_next_layer_reads(placement):
         np.testing.assert_array_equal(trace["encoder.final_norm"], memory.numpy())
 
 
+def test_a_value_is_converted_to_numpy_on_its_first_read_only():
+    import pickle
+
+    trace = trace_of(make_model())
+    kept = trace._recorder.values  # what the call kept: the tensors themselves, none converted yet
+    name = "encoder.layers.0.self_attn.pattern"
+    assert all(isinstance(v, torch.Tensor) for v in kept.values())
+    first = trace[name]
+    assert isinstance(first, np.ndarray) and first.dtype == np.float32 and trace[name] is first  # converted once
+    assert sum(isinstance(v, np.ndarray) for v in kept.values()) == 1  # the others still wait for a reader
+    again = pickle.loads(pickle.dumps(trace))  # st.cache_data pickles a trace: every value goes as an array
+    assert all(isinstance(v, np.ndarray) for v in again._recorder.values.values())
+    assert all(np.array_equal(again[n], trace[n]) for n in trace.names)
+
+
+def test_a_value_recorded_with_gradients_on_keeps_no_graph():
+    model = make_model()
+    with recording() as values:  # gradients on, as when attribution runs the model
+        model(torch.tensor(SRC), torch.tensor(TGT))
+    kept = values.values["encoder.layers.0.self_attn.pattern"]
+    assert not kept.requires_grad and kept.grad_fn is None  # the graph (and what it holds) is not kept alive
+    assert isinstance(values["encoder.layers.0.self_attn.pattern"], np.ndarray)
+
+
 def test_recorded_values_are_read_only_and_outlive_the_call():
     model = make_model()
     first = trace_of(model)
