@@ -23,7 +23,7 @@ def test_forward_rows_hold_equal_outputs_and_consistent_numbers():
     assert rows[0]["src_len"] == 4 and rows[0]["tgt_len"] >= 1
     assert rows[1]["src_len"] == 0 and rows[1]["tgt_len"] == 8
     for r in rows:
-        assert r["traced_ms"] > 0 and r["plain_ms"] > 0
+        assert r["traced_ms"] > 0 and r["plain_ms"] > 0 and r["read_ms"] > 0
         assert math.isclose(r["ratio"], r["traced_ms"] / r["plain_ms"])
         assert r["trace_values"] > 0
 
