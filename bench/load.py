@@ -64,8 +64,9 @@ SETTLED = """([before, charts]) => {
   const idle = app && app.getAttribute('data-test-script-state') !== 'running'
     && !document.querySelector('[data-testid="stStatusWidget"]') && !document.querySelector('[data-stale="true"]')
     && document.querySelector('h1') && document.querySelectorAll('.js-plotly-plot').length >= charts;
+  if (!idle) { window.__last = null; return false; }  // the digest reads every chart's data: only once idle
   const shown = window.__digest(), now = performance.now();
-  if (!idle || shown === before) { window.__last = null; return false; }
+  if (shown === before) { window.__last = null; return false; }
   if (shown !== window.__last) { window.__last = shown; window.__since = now; return false; }
   return now - window.__since >= 300 ? window.__since : false;
 }"""
