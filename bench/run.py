@@ -248,7 +248,7 @@ def section_timing(tm, why) -> list[str]:
                    yes(tm["ok"])],
                   *([["Enter → the server's run ended (its own clock: request → script finished)",
                       f"{np.median(tm['server_all']):.2f}", ", ".join(f"{x:.2f}" for x in tm["server_all"]),
-                      yes(tm["ok"])]] if tm.get("server_all") else [])]
+                      yes(tm["ok"] and bool(np.isfinite(tm["server_all"]).all()))]] if tm.get("server_all") else [])]
                  + [[f"sidebar link → first chart: {name}", f"{m:.2f}", ", ".join(f"{x:.2f}" for x in tm["nav"]["all"][name]),
                      yes(tm["nav"]["ok"])] for name, m in tm.get("nav", {}).get("pages", {}).items()])
     out += ["Opening a link in a fresh browser, where the time goes (one such load of the explorer, DevTools long tasks "
