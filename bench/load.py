@@ -1,10 +1,14 @@
-"""Load test: one `streamlit run` server, many browser sessions at once, each clicking through the app.
+"""Load test: one `streamlit run` server, many sessions at once, each clicking through the app.
 
-`.venv/bin/python -m bench.load [--sessions 30] [--rounds 2]` prints each kind of rerun's p50/p95 and
-every error seen; the goal (a class on one 2-core server) is a warm rerun's p95 ≤ 3 s with no error.
-Bounded: at most MAX_SESSIONS sessions, the whole test within --deadline seconds, and every request
-the pages make goes to the server on 127.0.0.1 (anything else is aborted and counted as an error). Every session is its own browser context (so its own Streamlit session) in one
-headless Debian chromium, driven by playwright's async API (its sync objects belong to one thread).
+`.venv/bin/python -m bench.load [--sessions 30] [--rounds 2] [--clients protocol|browser]` prints each kind of
+rerun's p50/p95 and every error seen; the goal (a class on one 2-core server) is a warm rerun's p95 ≤ 3 s with no
+error. Bounded: at most MAX_SESSIONS sessions, the whole test within --deadline seconds, and every request goes
+to the server on 127.0.0.1 (in a browser, anything else is aborted and counted as an error).
+
+The sessions are either light clients of Streamlit's own websocket protocol (bench/protocol.py, the default:
+the server's share, as a class whose browsers run on machines of their own) or browsers: each session its own
+browser context (so its own Streamlit session) in one headless Debian chromium on this machine, driven by
+playwright's async API (its sync objects belong to one thread). What follows is the browser sessions'.
 A round: open the explorer from the sidebar, type a sentence of its own and press Enter, change the
 layer and the head, open the decoding page, step once, and back to the overview.
 
@@ -23,26 +27,24 @@ import resource
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import numpy as np
 from streamlit import logger as streamlit_logger
 
 from . import browser as br
-from .core import load
+from . import protocol
 from .served import server_runs, stamps
+from .visitor import CROSS, MAX_SESSIONS, MODEL, Session, unfinished, visitors
 
-MODEL = "translate-en-fr"
 MIB = 2**20  # rss_mb reads MiB; the goal is in MB
 SIDEBAR = '[data-testid="stSidebar"]'
-CROSS = "every head's row over the source"  # the decoding page's cross-attention chart, x = source labels
-MAX_SESSIONS = 50  # the test's own bound: one chromium holds every session's context
 # warm reruns: a control changed on a page already drawn for this sentence (the server holds its run); a page
 # switch is the page's first draw of the sentence (the explorer's trace, the decoding page's steps), so it is not
 WARM = ("layer", "head", "decoding step")
 GOAL_P95_S = 3.0
 COMMAND = ".venv/bin/python -m bench.load --sessions {sessions} --rounds {rounds} --ramp {ramp:g}"
+CLIENTS = ("protocol", "browser")  # who drives the sessions: bench.protocol's clients, or chromium
 
 # What the page shows, as one string; a change means the page has redrawn.
 DIGEST = """window.__digest = () => {
@@ -70,27 +72,6 @@ SETTLED = """([before, charts]) => {
   if (shown !== window.__last) { window.__last = shown; window.__since = now; return false; }
   return now - window.__since >= 300 ? window.__since : false;
 }"""
-
-
-@dataclass
-class Session:
-    """One simulated visitor: its sentences, its rerun times and every error it saw."""
-    index: int
-    sentences: list[str]
-    times: list[tuple[str, float]] = field(default_factory=list)  # (action, seconds)
-    errors: list[str] = field(default_factory=list)
-    own_view: list[bool] = field(default_factory=list)  # each check that it saw its own sentence
-    layer: int = 0
-    head: int = 0
-
-
-def expected_labels(sentences: list[str]) -> dict[str, list[str]]:
-    """The source-token labels ("3·car") each sentence must show, made as the app makes them."""
-    from viz_app.loaders import prepare, token_labels  # imports streamlit: only when measuring
-
-    loaded = load(MODEL)
-    tok = loaded.tokenizers["src"]
-    return {s: list(token_labels(tok, prepare(tok, s, loaded.config.max_len - 1).ids)) for s in sentences}
 
 
 def listen(page, s: Session) -> None:
@@ -226,15 +207,7 @@ async def run_sessions(base: str, n: int = 12, rounds: int = 2, timeout_ms: floa
     """
     from playwright.async_api import async_playwright
 
-    from core_model.data import english_sentences
-
-    if not 0 < n <= MAX_SESSIONS:
-        raise ValueError(f"sessions must be 1 to {MAX_SESSIONS}, not {n}")
-    if urlparse(base).hostname != "127.0.0.1":
-        raise ValueError(f"the load test drives a server on 127.0.0.1 only, not {base}")
-    pool = english_sentences(seed, n * (rounds + 1))
-    sessions = [Session(i, pool[i * (rounds + 1):(i + 1) * (rounds + 1)]) for i in range(n)]
-    labels = expected_labels(pool)
+    sessions, labels = visitors(base, n, rounds, seed)
     async with async_playwright() as p:
         b = await p.chromium.launch(executable_path=br.CHROMIUM, args=[*br.FLAGS, LOCAL_ONLY], headless=True)
         async def started(s: Session):
@@ -244,9 +217,7 @@ async def run_sessions(base: str, n: int = 12, rounds: int = 2, timeout_ms: floa
         try:
             await asyncio.wait_for(asyncio.gather(*(started(s) for s in sessions)), deadline_s)
         except asyncio.TimeoutError:
-            for s in sessions:
-                if len(s.times) < 1 + 7 * rounds:
-                    s.errors.append(f"deadline: the test's {deadline_s:.0f} s ran out")
+            unfinished(sessions, rounds, deadline_s)
         finally:
             await b.close()
     return sessions
@@ -316,7 +287,7 @@ def report(r: dict, wall: float) -> str:
     p50, p95, n = r["reruns"] or (float("nan"), float("nan"), 0)
     w50, w95, wn = r.get("warm") or (float("nan"), float("nan"), 0)
     return "\n".join([
-        f"{r['sessions']} concurrent sessions, {wall:.0f} s wall; reruns: {n}, p50 {p50:.2f} s, p95 {p95:.2f} s; "
+        f"{r['sessions']} concurrent sessions ({r.get('clients', 'browser')} clients), {wall:.0f} s wall; reruns: {n}, p50 {p50:.2f} s, p95 {p95:.2f} s; "
         f"warm reruns ({', '.join(WARM)}): {wn}, p50 {w50:.2f} s, p95 {w95:.2f} s; "
         f"errors: {len(r['errors'])}; sessions that saw only their own sentence: {r['own_view']}/{r['sessions']}",
         "", "| action | count | p50 s | p95 s |", "|---|---|---|---|", *rows, "",
@@ -337,37 +308,69 @@ def served(path: str) -> dict | None:
                 runs=len(times))
 
 
-def measure(n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float = 1200) -> dict:
-    """The load test against a server of its own: summary() plus wall seconds, CPU seconds, the load average and
-    the server's own time of its runs (`served`)."""
+def measure(n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float = 1200,
+            clients: str = "protocol") -> dict:
+    """The load test against a server of its own: summary() plus wall seconds, CPU seconds (the server's and the
+    clients'), the load average and the server's own time of its runs (`served`).
+
+    clients: "protocol" (bench.protocol: light clients speaking Streamlit's websocket protocol, as a class's
+    browsers on machines of their own are to the server) or "browser" (a chromium context each, on this machine).
+    """
+    if clients not in CLIENTS:
+        raise ValueError(f"clients must be one of {', '.join(CLIENTS)}, not {clients!r}")
     streamlit_logger.set_log_level("error")  # the "no runtime" warnings of viz_app.loaders outside a server
     path = os.path.join(tempfile.mkdtemp(prefix="bench-load-"), "stamps")
     with br.server(path) as (base, pid):
         t0 = time.perf_counter()
-        server_cpu, browser_cpu = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
-        sessions = asyncio.run(run_sessions(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
+        server_cpu, children = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
+        if clients == "protocol":
+            sessions, client_cpu = asyncio.run(protocol.run_clients(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
+        else:
+            sessions = asyncio.run(run_sessions(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # chromium and playwright's driver, now ended
+            client_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
         result = summary(sessions)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # chromium and playwright's driver, now ended
-        result.update(wall_s=time.perf_counter() - t0, rounds=rounds, ramp_s=ramp_s, server_cpu_s=cpu_seconds(pid) - server_cpu,
-                      browser_cpu_s=after.ru_utime + after.ru_stime - browser_cpu.ru_utime - browser_cpu.ru_stime,
+        result.update(wall_s=time.perf_counter() - t0, rounds=rounds, ramp_s=ramp_s, clients=clients,
+                      server_cpu_s=cpu_seconds(pid) - server_cpu, client_cpu_s=client_cpu,
                       load_average=os.getloadavg()[0], cores=os.cpu_count(), served=served(path))
     return result
 
 
-def markdown(r: dict, number: str = "9", command: str = "") -> list[str]:
-    """The load test as a BENCHMARKS.md section; `command`, markdown as it is, says how it was run."""
-    out = [f"## {number}. A class on one server (load test)", "",
-           (command or f"`{COMMAND.format(sessions=r['sessions'], rounds=r['rounds'], ramp=r['ramp_s'])}`") + ": "
-           f"one `streamlit run` server on 127.0.0.1 and {r['sessions']} browser sessions at once (one headless chromium, "
-           f"a context each, started {r['ramp_s']:g} s apart), all on this {r['cores']}-core machine. Each session opens the "
-           f"overview with a sentence of its own, then {r['rounds']} rounds of: the explorer from the sidebar, a new "
-           "sentence + Enter, a layer, a head, the decoding page, one step, back to the overview. A rerun is timed from "
-           "the action until the page shows its final state (not running, nothing stale, the charts drawn, what it "
-           "shows changed and then stayed put for 300 ms). Warm reruns: " + ", ".join(WARM) + " (a control changed on "
-           "a page already drawn for this sentence); a page switch is that page's first draw of the sentence and a "
-           "new sentence runs the model, so both count only in the all-reruns row. Check: no error (console and page errors, failed "
-           "requests, HTTP ≥ 400, websocket errors, exception boxes, lost connections, timeouts, requests outside "
-           "127.0.0.1) and every session saw only its own sentence (sidebar, link and the decoding page's axis).", ""]
+WHO = {  # the clients of each kind of run, as the section says it
+    "protocol": "light clients that speak Streamlit's websocket protocol (`bench/protocol.py`: the messages a "
+                "browser sends for each action, the server's answers read in full), in one process",
+    "browser": "browser sessions (one headless chromium, a context each)",
+}
+
+
+def describe(r: dict) -> str:
+    """What a run did and checked, as BENCHMARKS.md says it."""
+    browser = r["clients"] == "browser"
+    return (f"one `streamlit run` server on 127.0.0.1 and {r['sessions']} {WHO[r['clients']]}, started "
+            f"{r['ramp_s']:g} s apart, all on this {r['cores']}-core machine. Each session opens the overview with a "
+            f"sentence of its own, then {r['rounds']} rounds of: the explorer from the sidebar, a new sentence + Enter, "
+            "a layer, a head, the decoding page, one step, back to the overview. "
+            + ("A rerun is timed from the action until the page shows its final state (not running, nothing stale, "
+               "the charts drawn, what it shows changed and then stayed put for 300 ms). " if browser else
+               "A rerun is timed from the request sent until that run's script-finished message arrives, every "
+               "message before it read (the server's time and the wire's; the drawing is each student's browser's). ")
+            + "Warm reruns: " + ", ".join(WARM) + " (a control changed on a page already drawn for this sentence); a "
+            "page switch is that page's first draw of the sentence and a new sentence runs the model, so both count "
+            "only in the all-reruns row. Check: no error ("
+            + ("console and page errors, failed requests, HTTP ≥ 400, websocket errors, exception boxes, lost "
+               "connections, timeouts, requests outside 127.0.0.1" if browser else
+               "a run that does not finish, exception elements, a lost socket, timeouts, a layer or head the link "
+               "does not show")
+            + ") and every session saw only its own sentence (" + ("sidebar, link" if browser else "the overview's "
+            "text, the link") + " and the decoding page's axis).")
+
+
+def markdown(r: dict, command: str = "") -> list[str]:
+    """One load test run as a BENCHMARKS.md subsection; `command`, markdown as it is, says how it was run."""
+    browser = r["clients"] == "browser"
+    out = [f"### {r['sessions']} {'browser sessions' if browser else 'protocol clients'}", "",
+           (command or f"`{COMMAND.format(sessions=r['sessions'], rounds=r['rounds'], ramp=r['ramp_s'])} "
+                       f"--clients {r['clients']}`") + ": " + describe(r), ""]
     out += ["| action | reruns | p50 s | p95 s |", "|---|---|---|---|"]
     out += [f"| {k} | {n} | {p50:.2f} | {p95:.2f} |" for k, (p50, p95, n) in r["kinds"].items()]
     for title, key in (("**warm reruns**", "warm"), ("all reruns (first page apart)", "reruns")):
@@ -375,17 +378,18 @@ def markdown(r: dict, number: str = "9", command: str = "") -> list[str]:
             p50, p95, n = r[key]
             out.append(f"| {title} | {n} | {p50:.2f} | {p95:.2f} |")
     out += ["", f"Errors: {len(r['errors'])}; sessions that saw only their own sentence: {r['own_view']}/{r['sessions']}; "
-            f"{r['wall_s']:.0f} s wall; CPU seconds: server {r['server_cpu_s']:.0f}, browser {r['browser_cpu_s']:.0f} "
-            f"(the browser shares the server's {r['cores']} cores); load average at the end {r['load_average']:.1f}.", ""]
+            f"{r['wall_s']:.0f} s wall; CPU seconds: server {r['server_cpu_s']:.0f}, "
+            f"{'browser' if browser else 'clients'} {r['client_cpu_s']:.0f} (on the server's {r['cores']} cores); "
+            f"load average at the end {r['load_average']:.1f}.", ""]
     out += [f"- {e}" for e in r["errors"][:10]] + ([""] if r["errors"] else [])
     if r.get("served"):
         v = r["served"]
         out += [f"The server's own share, on its clock (`bench/served.py`: from a rerun request reaching the runtime to "
                 f"that run's script-finished message handed to the websocket), over every run of every session above, "
                 f"first pages, page switches and new sentences included: {v['runs']} runs, p50 {v['p50']:.2f} s, "
-                f"p95 {v['p95']:.2f} s, longest {v['most']:.2f} s. The rest of a rerun's time above is the page's: "
-                "the frames waiting for chromium's main thread and the charts drawn, for all the sessions in one "
-                "browser on the same cores.", ""]
+                f"p95 {v['p95']:.2f} s, longest {v['most']:.2f} s."
+                + (" The rest of a rerun's time above is the page's: the frames waiting for chromium's main thread and "
+                   "the charts drawn, for all the sessions in one browser on the same cores." if browser else ""), ""]
     return out
 
 
@@ -403,6 +407,9 @@ def main(argv=None) -> int:
     ap.add_argument("--ramp", type=float, default=1.0, metavar="S", help="seconds between one session's start and the next")
     ap.add_argument("--deadline", type=float, default=1200, metavar="S",
                     help="the whole test's time limit: sessions still running then are stopped and count an error")
+    ap.add_argument("--clients", choices=CLIENTS, default="protocol",
+                    help="protocol: light clients of Streamlit's websocket protocol (the server's share, as a class's "
+                         "browsers on machines of their own); browser: a chromium context each, on this machine")
     ap.add_argument("--markdown", action="store_true", help="also print the BENCHMARKS.md section")
     ap.add_argument("--memory", type=int, default=0, metavar="N",
                     help="instead: server RSS after 10, 25, 40, … and N sessions came and went")
@@ -411,7 +418,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0 < args.sessions <= MAX_SESSIONS:
         ap.error(f"--sessions must be 1 to {MAX_SESSIONS}")
-    why = br.missing()
+    why = br.missing() if args.memory or args.clients == "browser" else None
     if why:
         print(f"not measured: {why}")
         return 1
@@ -435,9 +442,9 @@ def main(argv=None) -> int:
 
 def load_test(args) -> int:
     """The load test's printout; 0 when its goal is met."""
-    result = measure(args.sessions, args.rounds, ramp_s=args.ramp, deadline_s=args.deadline)
+    result = measure(args.sessions, args.rounds, ramp_s=args.ramp, deadline_s=args.deadline, clients=args.clients)
     print(report(result, result["wall_s"]))
-    print(f"CPU seconds: server {result['server_cpu_s']:.0f}, browser {result['browser_cpu_s']:.0f}; "
+    print(f"CPU seconds: server {result['server_cpu_s']:.0f}, {args.clients} clients {result['client_cpu_s']:.0f}; "
           f"load average at the end {result['load_average']:.1f} (on {result['cores']} cores)")
     if result["served"]:
         v = result["served"]

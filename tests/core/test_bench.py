@@ -256,38 +256,66 @@ def test_group_profile_counts_calls_entering_a_group_once():
 
 
 def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
-    from bench import load
+    from bench import load, visitor
 
-    sessions = [load.Session(i, ["a"], times=[("first page", 5.0), ("new sentence", 4.0), ("layer", 0.5 + i / 10),
+    sessions = [visitor.Session(i, ["a"], times=[("first page", 5.0), ("new sentence", 4.0), ("layer", 0.5 + i / 10),
                                             ("head", 0.6), ("page switch", 1.0), ("decoding step", 0.7)],
                              own_view=[True]) for i in range(4)]
     r = load.summary(sessions)
     assert r["warm"][2] == 12 and r["reruns"][2] == 20 and r["warm"][1] < 1.0  # layer, head, decoding step
-    r.update(wall_s=60, rounds=1, ramp_s=0.2, server_cpu_s=50, browser_cpu_s=60, load_average=2.0, cores=2)
+    run_of = dict(wall_s=60, rounds=1, ramp_s=0.2, server_cpu_s=50, client_cpu_s=60, load_average=2.0, cores=2)
+    r.update(run_of, clients="protocol")
     assert load.met(r)
-    lines = load.markdown(r, "9", "cmd")
-    assert lines[0] == "## 9. A class on one server (load test)" and any(line.startswith("| **warm reruns** | 12 |") for line in lines)
-    assert run.load_targets(r)[0][3] == "met"
+    lines = load.markdown(r, "cmd")
+    assert lines[0] == "### 4 protocol clients" and any(line.startswith("| **warm reruns** | 12 |") for line in lines)
+    protocol_row, browser_row = run.load_targets({"protocol": r})
+    assert protocol_row[3] == "met" and "protocol clients" in protocol_row[0]
+    assert browser_row[3] == "not measured" and "browser sessions" in browser_row[0]
     sessions[0].errors.append("console: boom")
-    r = dict(load.summary(sessions), wall_s=60, server_cpu_s=50, browser_cpu_s=60)
-    assert not load.met(r) and run.load_targets(r)[0][3] == "not met" and "boom" in run.load_targets(r)[0][4]
-    slow = [load.Session(0, ["a"], times=[("layer", 5.0), ("head", 6.0)], own_view=[True])]
-    r = dict(load.summary(slow), wall_s=60, rounds=1, ramp_s=1, server_cpu_s=50, browser_cpu_s=60, load_average=2.0,
-             cores=2, served=dict(p50=0.04, p95=0.21, most=0.9, runs=40))
-    why = run.load_targets(r)[0][4]
-    assert run.load_targets(r)[0][3] == "not met" and "server's own time per run" in why and "p95 0.21 s" in why
-    assert any("40 runs, p50 0.04 s, p95 0.21 s, longest 0.90 s" in line for line in load.markdown(r, "9", "cmd"))
+    r = {**load.summary(sessions), **run_of, "clients": "browser"}
+    row = run.load_targets({"browser": r})[1]
+    assert not load.met(r) and row[3] == "not met" and "boom" in row[4]
+    assert load.markdown(r, "cmd")[0] == "### 4 browser sessions"
+    slow = [visitor.Session(0, ["a"], times=[("layer", 5.0), ("head", 6.0)], own_view=[True])]
+    r = {**load.summary(slow), **run_of, "clients": "protocol", "served": dict(p50=0.04, p95=0.21, most=0.9, runs=40)}
+    why = run.load_targets({"protocol": r})[0][4]
+    assert run.load_targets({"protocol": r})[0][3] == "not met" and "server's own time per run" in why and "p95 0.21 s" in why
+    assert any("40 runs, p50 0.04 s, p95 0.21 s, longest 0.90 s" in line for line in load.markdown(r, "cmd"))
+
+
+def test_a_protocol_client_knows_its_own_sentence_from_the_link_and_the_cross_attention_axis():
+    import json
+    from urllib.parse import urlencode
+
+    from bench import protocol, visitor
+
+    def client(src, axis, title="Decoder layer 1: " + visitor.CROSS):
+        c = protocol.Client(None, visitor.Session(0, [src]), urlencode({"model": "m", "src": src}))
+        c.charts = {title: json.dumps({"data": [{"x": axis}], "layout": {"title": {"text": title}}})}
+        return c
+
+    labels = ["0·the", "1·cat", "2·</s>"]
+    assert client("the cat", labels).shows_own("the cat", labels)
+    assert not client("the cat", labels).shows_own("a dog", labels)  # another session's sentence in the link
+    assert not client("the cat", labels[:2]).shows_own("the cat", labels)  # another axis
+    assert not client("the cat", labels, title="Average of the heads").shows_own("the cat", labels)  # no such chart
 
 
 def test_load_test_is_bounded():
     import asyncio
 
-    from bench import load
+    from bench import load, protocol, visitor
 
     with pytest.raises(ValueError):
-        asyncio.run(load.run_sessions("http://127.0.0.1:1", n=load.MAX_SESSIONS + 1))
+        asyncio.run(load.run_sessions("http://127.0.0.1:1", n=visitor.MAX_SESSIONS + 1))
     with pytest.raises(ValueError):
         asyncio.run(load.run_sessions("http://example.com:80", n=1))
+    with pytest.raises(ValueError):
+        asyncio.run(protocol.run_clients("http://127.0.0.1:1", n=visitor.MAX_SESSIONS + 1))
+    with pytest.raises(ValueError):
+        asyncio.run(protocol.run_clients("http://example.com:80", n=1))
+    with pytest.raises(ValueError):
+        load.measure(1, clients="telnet")
     with pytest.raises(SystemExit):
         load.main(["--sessions", "0"])
 

@@ -1,0 +1,162 @@
+"""The load test's sessions without browsers: clients that speak Streamlit's own websocket protocol.
+
+A class's 30 browsers run on 30 machines; on this 2-core machine 30 chromium contexts beside the server
+take the cores the server needs (bench.load's browser run). Each client here is what a browser is to
+the server: a websocket at /_stcore/stream carrying protobuf messages. It sends the BackMsg a browser
+sends for each action (a rerun with the page's query string, the page's script hash, the widget it
+changed and the fragment that widget lives in) and reads the ForwardMsgs the server sends back (the
+navigation, the query string, every element). A rerun is timed from the request to its script-finished
+message, so the time is the server's and the wire's, not a page's drawing. The round is bench.load's:
+the explorer from the sidebar, a new sentence + Enter, a layer, a head, the decoding page, one step,
+back to the overview; each session checks it saw its own sentence (the overview's text, the link's
+src and the decoding page's cross-attention axis).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import time
+from urllib.parse import parse_qs, urlencode
+
+from .visitor import CROSS, MODEL, Session, unfinished, visitors
+
+FINISHED = {0: "done", 1: "compile error", 2: "rerun", 3: "done"}  # ForwardMsg.ScriptFinishedStatus
+
+
+class Client:
+    """One session's connection: what the server last showed it (widgets, charts, texts, pages, link)."""
+
+    def __init__(self, ws, s: Session, query: str):
+        self.ws, self.s, self.query = ws, s, query
+        self.page_hash = ""  # the page the server runs for this session
+        self.pages: dict[str, str] = {}  # page title → script hash (the navigation message)
+        self.widgets: dict[str, tuple] = {}  # label → (widget proto, fragment id of its delta)
+        self.charts: dict[str, str] = {}  # plotly title → spec (JSON), of the current page
+        self.texts: list[str] = []
+        self.bytes = 0
+
+    async def rerun(self, name: str | None, state=None, page: str | None = None, timeout_s: float = 120) -> None:
+        """Ask for a rerun (a changed widget's state, or another page); read until its run has finished.
+
+        `name` times it into the session (None: not timed); a failed run, an exception element or a
+        timeout is an error of the session.
+        """
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        msg = BackMsg()
+        client = msg.rerun_script
+        client.query_string, client.page_script_hash = self.query, self.pages[page] if page else self.page_hash
+        if state is not None:
+            widget, fragment = state
+            client.widget_states.widgets.append(widget)
+            client.fragment_id = fragment
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        status = await asyncio.wait_for(self.read_run(), timeout_s)
+        if status != "done":
+            self.s.errors.append(f"{name or 'first page'}: the run ended with {status}")
+        if name:
+            self.s.times.append((name, time.perf_counter() - t0))
+
+    async def read_run(self) -> str:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        while True:
+            data = await self.ws.recv()
+            self.bytes += len(data)
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            kind = msg.WhichOneof("type")
+            if kind == "new_session":  # a full run starts: the page is drawn afresh
+                self.page_hash, self.charts, self.texts = msg.new_session.page_script_hash, {}, []
+            elif kind == "navigation":
+                self.pages = {p.page_name: p.page_script_hash for p in msg.navigation.app_pages}
+            elif kind == "page_info_changed":
+                self.query = msg.page_info_changed.query_string
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                self.element(msg.delta.new_element, msg.delta.fragment_id)
+            elif kind == "ref_hash":  # a cached message: this client declares no cache, so it must not come
+                self.s.errors.append("the server sent a cached-message reference")
+            elif kind == "script_finished" and FINISHED[msg.script_finished] != "rerun":
+                return FINISHED[msg.script_finished]
+
+    def element(self, e, fragment: str) -> None:
+        kind = e.WhichOneof("type")
+        proto = getattr(e, kind)
+        if kind == "exception":
+            self.s.errors.append(f"exception element: {proto.type}: {proto.message[:300]}")
+        elif kind == "plotly_chart":
+            title = json.loads(proto.spec).get("layout", {}).get("title", {})
+            self.charts[title.get("text", "") if isinstance(title, dict) else str(title)] = proto.spec
+        elif kind == "text":
+            self.texts.append(proto.body)
+        elif getattr(proto, "label", None) and getattr(proto, "id", "").startswith("$$ID"):
+            self.widgets[proto.label] = (proto, fragment)
+
+    def state(self, label: str, **value):
+        """The widget state a browser sends for the widget `label` set to `value` (e.g. string_value="2")."""
+        from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+        proto, fragment = self.widgets[label]
+        return WidgetState(id=proto.id, **value), fragment
+
+    def shows_own(self, sentence: str, labels: list[str]) -> bool:
+        """The link's src and the cross-attention chart's source axis hold this session's sentence."""
+        spec = next((v for k, v in self.charts.items() if CROSS in k), None)
+        axis = json.loads(spec)["data"][0].get("x") if spec else None
+        return parse_qs(self.query).get("src") == [sentence] and axis == labels
+
+
+async def one_round(c: Client, sentence: str, labels: list[str], timeout_s: float) -> None:
+    """bench.load's round: the explorer, a new sentence, a layer, a head, the decoding page and a step, the overview."""
+    s = c.s
+    s.layer, s.head = (s.layer + 1) % 3, (s.head + 1) % 4
+    await c.rerun("page switch", page="Attention explorer", timeout_s=timeout_s)
+    await c.rerun("new sentence", c.state("Sentence (press Enter)", string_value=sentence), timeout_s=timeout_s)
+    for label, value in (("Layer", s.layer), ("Head", s.head)):
+        await c.rerun(label.lower(), c.state(label, string_value=str(value)), timeout_s=timeout_s)
+        if parse_qs(c.query).get(label.lower()) != [str(value)]:  # the app puts the shown layer and head in the link
+            s.errors.append(f"{label.lower()} {value} asked, the link says {parse_qs(c.query).get(label.lower())}")
+    await c.rerun("page switch", page="Decoding", timeout_s=timeout_s)
+    step = "next ▶" if not c.widgets["next ▶"][0].disabled else "◀ previous"  # the last step of the last round's output
+    await c.rerun("decoding step", c.state(step, trigger_value=True), timeout_s=timeout_s)
+    s.own_view.append(c.shows_own(sentence, labels))
+    await c.rerun("page switch", page="Overview", timeout_s=timeout_s)
+
+
+async def visit(base: str, s: Session, labels: dict, rounds: int, timeout_s: float) -> None:
+    """One session from its first page to its socket closing; a timeout or a lost socket counts as an error."""
+    from websockets.asyncio.client import connect
+
+    query = urlencode({"model": MODEL, "src": s.sentences[0]})
+    try:
+        async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                           max_size=None, open_timeout=timeout_s) as ws:
+            c = Client(ws, s, query)
+            t0 = time.perf_counter()
+            await c.rerun(None, timeout_s=timeout_s)  # the root opens the overview with the link's settings
+            s.times.append(("first page", time.perf_counter() - t0))
+            s.own_view.append(s.sentences[0] in c.texts)
+            for sentence in s.sentences[1:rounds + 1]:
+                await one_round(c, sentence, labels[sentence], timeout_s)
+    except Exception as e:  # noqa: BLE001 - a timeout, a closed socket or a missing widget ends this session, counted
+        s.errors.append(f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}")
+
+
+async def run_clients(base: str, n: int = 30, rounds: int = 2, timeout_s: float = 120, seed: int = 11,
+                      ramp_s: float = 1.0, deadline_s: float | None = None) -> tuple[list[Session], float]:
+    """bench.load.run_sessions with protocol clients; also returns the CPU seconds this process spent on them."""
+    sessions, labels = visitors(base, n, rounds, seed)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+
+    async def started(s: Session):
+        await asyncio.sleep(s.index * ramp_s)
+        await visit(base, s, labels, rounds, timeout_s)
+
+    try:
+        await asyncio.wait_for(asyncio.gather(*(started(s) for s in sessions)), deadline_s)
+    except asyncio.TimeoutError:
+        unfinished(sessions, rounds, deadline_s)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return sessions, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
