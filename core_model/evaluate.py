@@ -84,7 +84,8 @@ def alignment_error_rates(loaded, pairs) -> list[float]:
     predicted = gold = 0
     for pair in pairs:
         src, tgt = src_tok.encode(pair.src), tgt_tok.encode(pair.tgt)
-        _, trace = run_with_trace(loaded.model, src, [cfg.bos_id] + tgt, names="decoder.layers.*.cross_attn.pattern")
+        _, trace = run_with_trace(loaded.model, src, [cfg.bos_id] + tgt, names="decoder.layers.*.cross_attn.pattern",
+                                  stop_after=f"decoder.layers.{cfg.n_decoder_layers - 1}.cross_attn.pattern")
         gold_links = set(pair.alignment)
         for layer in range(cfg.n_decoder_layers):
             pattern = trace.attn("decoder", layer, "cross_attn").pattern[0].mean(0)[:len(tgt)]  # [t, s]

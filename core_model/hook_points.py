@@ -92,10 +92,13 @@ class Recorder:
     'this model has no such value'); `values` holds the kept arrays, `recipes` the derived ones.
     """
 
-    def __init__(self, scale: bool = True, names=None):
+    def __init__(self, scale: bool = True, names=None, stop_after: str | None = None):
         self.scale = scale
         self.wants = name_filter(names)
         self.filter = describe_filter(names)
+        self.stop_after = stop_after  # the forward ends once this name is recorded (Stopped)
+        if stop_after is not None and not self.wanted(stop_after):
+            raise ValueError(f"stop_after={stop_after!r} is a name the trace would not keep ({self.filter}).")
         self.values: dict[str, np.ndarray] = {}
         self.recipes: dict[str, tuple] = {}
         self.order: list[str] = []
@@ -221,10 +224,15 @@ def _name(module, leaf: str) -> str:
     return f"{path}.{leaf}" if path else leaf
 
 
+class Stopped(Exception):
+    """Raised by record() once the trace's stop_after name is recorded: nothing after it is needed."""
+
+
 def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: tuple[str, ...] = ()) -> bool:
     """Keep `value` as '<module path>.<leaf>' if a trace is active and wants it; True if kept.
 
     `needed_by` names sibling leaves derived from this value: it is kept when any of them is wanted.
+    Raises Stopped when the name is the trace's stop_after.
     """
     recorder = _ACTIVE.get()
     if recorder is None:
@@ -234,6 +242,8 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: t
     if not (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by)):
         return False
     recorder.keep(name, value)
+    if name == recorder.stop_after:
+        raise Stopped(name)
     return True
 
 
@@ -256,6 +266,8 @@ def record_derived(module, leaf: str, recipe: tuple) -> None:
     if recorder.available(source):
         args = [recorder.mask_array(a) if isinstance(a, torch.Tensor) else a for a in args]
         recorder.recipes[name] = (kind, source, *args)
+        if name == recorder.stop_after:
+            raise Stopped(name)
 
 
 def set_paths(model: torch.nn.Module) -> None:
@@ -271,12 +283,13 @@ def scale_scores() -> bool:
 
 
 @contextlib.contextmanager
-def recording(scale: bool = True, names=None):
+def recording(scale: bool = True, names=None, stop_after: str | None = None):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
-    `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k.
+    `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
+    `stop_after` makes record() raise Stopped once that name is recorded.
     """
-    recorder = Recorder(scale, names)
+    recorder = Recorder(scale, names, stop_after)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder

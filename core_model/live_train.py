@@ -123,7 +123,8 @@ class LiveRun:
     def _record(self, model, tokenizer, step: int, loss: float, started: float, ended=None) -> Record:
         """The probe's cross-attention and greedy output now (eval mode; training mode again after)."""
         model.eval()
-        _, trace = run_with_trace(model, self.probe.src, self.probe.tgt_in, names="decoder.*.cross_attn.pattern")
+        _, trace = run_with_trace(model, self.probe.src, self.probe.tgt_in, names="decoder.*.cross_attn.pattern",
+                                  stop_after=f"decoder.layers.{model.cfg.n_decoder_layers - 1}.cross_attn.pattern")
         cross = np.stack([trace.attn("decoder", i, "cross_attn").pattern[0]
                           for i in range(model.cfg.n_decoder_layers)])  # [layers, heads, tgt, src]
         output = greedy(model, self.probe.src, max_len=len(self.probe.tgt_in) + 4, n_top=0)

@@ -17,8 +17,8 @@ import numpy as np
 import torch
 
 from .attention import ATTN_LEAVES
-from .hook_points import (NotRecorded, Recorder, name_filter, record, recording,  # noqa: F401  (callers import them from here)
-                          scale_scores, set_paths)
+from .hook_points import (NotRecorded, Recorder, Stopped, name_filter, record,  # noqa: F401  (callers import them here)
+                          recording, scale_scores, set_paths)
 from .layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .model import MODEL_LEAVES
 
@@ -153,7 +153,7 @@ def as_batch(ids) -> torch.Tensor | None:
 
 
 def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = True,
-                   pad_mask: bool = True, token_types=None, names=None):
+                   pad_mask: bool = True, token_types=None, names=None, stop_after: str | None = None):
     """Run the model once without gradients and return (output, Trace of the values it computed).
 
     scale=False drops the 1/√d_k of every attention block; pad_mask=False lets queries attend to
@@ -163,7 +163,16 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     value; a name, an fnmatch pattern ("*.pattern") or an iterable of them; or a callable
     name -> bool. What is left out is never converted or kept, so it is freed as the forward
     pass goes on; derived values come with what they derive from (the scores).
+
+    stop_after (a name the filter keeps; like TransformerLens's stop_at_layer) ends the forward pass
+    once that value is recorded: nothing after it is computed and the output is None. A name the
+    model never reaches is a ValueError.
     """
-    with torch.no_grad(), recording(scale, names) as recorder:
-        out = model(as_batch(src), as_batch(tgt), pad_mask=pad_mask, token_types=as_batch(token_types))
+    try:
+        with torch.no_grad(), recording(scale, names, stop_after) as recorder:
+            out = model(as_batch(src), as_batch(tgt), pad_mask=pad_mask, token_types=as_batch(token_types))
+    except Stopped:
+        return None, Trace(recorder)
+    if stop_after is not None:
+        raise ValueError(f"stop_after={stop_after!r}: the model computed no value of that name.")
     return out, Trace(recorder)

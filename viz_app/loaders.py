@@ -563,6 +563,11 @@ def position_input(model, cfg, n: int) -> torch.Tensor:
     return layer.norm1(x) if layer.pre_norm else x
 
 
+def layer0_input(cfg) -> str:
+    """The leaf of layer 0 its self-attention reads: norm1 in a pre-norm layer, else what enters the layer."""
+    return "norm1" if cfg.norm_placement == "pre" else "resid_pre"
+
+
 def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[torch.Tensor, dict]:
     """Layer 0's scores [h, n, n] from position alone, before the mask, and the fields of what they are made of.
 
@@ -579,8 +584,7 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x))  # [1, h, n, d_head] each
         fields = dict(pos=trace[f"{side}_embed.pos"][0])
     elif cfg.positional == "rope":
-        read = "norm1" if cfg.norm_placement == "pre" else "resid_pre"
-        x = torch.tensor(trace.layer(stack, 0, read))  # [1, n, d_model], a copy (the trace's is read-only)
+        x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
         mean_q, mean_k = (attn.split(proj(x)).mean(2, keepdim=True) for proj in (attn.q_proj, attn.k_proj))
         q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base) for m in (mean_q, mean_k))
         fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
@@ -597,8 +601,9 @@ def encoding_run(name: str, text: str) -> EncodingRun:
     model, cfg = loaded.model, loaded.config
     src, tgt = encoding_ids(loaded, text)
     side, stack = ("src", "encoder") if cfg.has_encoder else ("tgt", "decoder")
-    keep = [f"{side}_embed.pos", *(f"{stack}.layers.0.{leaf}" for leaf in ("resid_pre", "norm1", "self_attn.pattern"))]
-    _, trace = run_with_trace(model, list(src) or None, list(tgt) or None, names=keep)
+    pattern = f"{stack}.layers.0.self_attn.pattern"  # recorded after the two others: the model stops there
+    _, trace = run_with_trace(model, list(src) or None, list(tgt) or None, stop_after=pattern,
+                              names=[f"{side}_embed.pos", f"{stack}.layers.0.{layer0_input(cfg)}", pattern])
     ids = src if cfg.has_encoder else tgt
     causal = cfg.architecture == "decoder"
     with torch.no_grad():
@@ -679,7 +684,8 @@ def qk_batch(name: str, block: str, layer: int, first: int) -> QKCorpus:
     batch = {side: torch.as_tensor(pad_rows(rows, cfg.pad_id)) for side, rows in ids.items()}  # [b, longest]
     stack, kind = block.split(".")
     prefix = f"{stack}.layers.{layer}.{kind}."
-    _, trace = run_with_trace(loaded.model, batch.get("src"), batch.get("tgt"), names=[prefix + "q", prefix + "k"])
+    _, trace = run_with_trace(loaded.model, batch.get("src"), batch.get("tgt"), names=[prefix + "q", prefix + "k"],
+                              stop_after=prefix + "k")  # k comes after q: the rest of the model is not needed
     fields = {}
     for leaf, side in zip("qk", SIDES[block]):
         full = trace[prefix + leaf]  # [b, h, longest, d_head]

@@ -180,6 +180,43 @@ def test_filter_must_be_names_patterns_or_a_callable():
         full_and([3])
 
 
+# --- stop_after ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("last", ["encoder.layers.0.self_attn.pattern", "decoder.layers.1.cross_attn.pattern",
+                                  "encoder.layers.1.self_attn.k"])
+def test_stop_after_ends_the_forward_once_its_value_is_recorded(last):
+    model = make_model()
+    _, full = run_with_trace(model, SRC, TGT)
+    out, part = run_with_trace(model, SRC, TGT, names=["*.pattern", "*.k"], stop_after=last)
+    assert out is None  # nothing after `last` was computed, the output neither
+    reached = full._recorder.order[:full._recorder.order.index(last) + 1]
+    assert part._recorder.order == reached  # the model went exactly as far as `last`
+    assert part.names == [n for n in reached if n.endswith((".pattern", ".k"))]
+    for name in part.names:
+        assert np.array_equal(part[name], full[name]), name
+    with torch.no_grad():  # the model is left as it was: a plain call after the stop gives the same output
+        assert torch.equal(model(torch.tensor(SRC), torch.tensor(TGT)), run_with_trace(model, SRC, TGT)[0])
+
+
+def test_stop_after_a_value_derived_on_reading_stops_there_too():
+    _, full = full_and(None)
+    out, part = run_with_trace(make_model(), SRC, TGT, names="*.scores_masked",
+                               stop_after="encoder.layers.0.self_attn.scores_masked")
+    assert out is None and part._recorder.order[-1] == "encoder.layers.0.self_attn.scores_masked"
+    assert np.array_equal(part["encoder.layers.0.self_attn.scores_masked"],
+                          full["encoder.layers.0.self_attn.scores_masked"])
+
+
+def test_stop_after_must_be_kept_and_reached():
+    model = make_model()
+    with pytest.raises(ValueError, match="would not keep"):
+        run_with_trace(model, SRC, TGT, names="*.pattern", stop_after="encoder.layers.0.self_attn.k")
+    with pytest.raises(ValueError, match="computed no value of that name"):  # a typo runs the whole model, then says so
+        run_with_trace(model, SRC, TGT, stop_after="encoder.layers.9.self_attn.pattern")
+    from core_model.hook_points import active
+    assert active() is None  # no recorder is left active after a stop or a failure
+
+
 # --- lm-en at 2,048 tokens -------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
