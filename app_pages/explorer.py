@@ -53,4 +53,4 @@ with noted:
     page.show_noted()
 page.chart(stat_fig, "explorer.stats", csv=partial(to_csv, stats.values[stat], heads, layers))
 compare.compare(run, cfg)
-qk_space.section(cfg, block)
+qk_space.section(cfg, block, ss.get("hide_special", False))

@@ -661,6 +661,8 @@ class QKCorpus:
     k_sentence: np.ndarray  # [n_k] int: the same in k_texts
     q_texts: tuple[str, ...]  # the sentences the queries are read from (the target's, in cross-attention)
     k_texts: tuple[str, ...]  # the sentences the keys are read from
+    q_frame: np.ndarray  # [n_q] bool: the token is a [CLS] or [SEP] framing its sentence (False if nothing frames it)
+    k_frame: np.ndarray  # [n_k] bool
 
 
 def qk_ids(loaded: checkpoint.Loaded, side: str, text: str) -> tuple[int, ...]:
@@ -694,6 +696,9 @@ def qk_batch(name: str, block: str, layer: int, first: int) -> QKCorpus:
         fields[f"{leaf}_tokens"] = tuple(x for r in rows for x in token_labels(loaded.tokenizers[side], r))
         fields[f"{leaf}_sentence"] = np.repeat(np.arange(len(rows)), [len(r) for r in rows])  # [Σ n]
         fields[f"{leaf}_texts"] = texts[side]
+        tok = loaded.tokenizers[side]
+        ends = (tok.bos_id, tok.eos_id) if tok.frames_input else ()
+        fields[f"{leaf}_frame"] = np.array([x in ends for r in rows for x in r], bool)  # [Σ n]
     return QKCorpus(**fields)
 
 
@@ -709,6 +714,7 @@ def qk_corpus(name: str, block: str, layer: int, progress=None) -> QKCorpus:
     fields = {}
     for leaf in "qk":
         fields[leaf] = np.concatenate([getattr(p, leaf) for p in parts], axis=1)  # [h, n, d_head]
+        fields[f"{leaf}_frame"] = np.concatenate([getattr(p, f"{leaf}_frame") for p in parts])
         fields[f"{leaf}_sentence"] = np.concatenate([getattr(p, f"{leaf}_sentence") + first
                                                      for p, first in zip(parts, firsts)])  # the batch's → the corpus's
         for field in ("tokens", "texts"):

@@ -78,6 +78,21 @@ def test_the_switch_hides_cls_and_sep_from_the_attention_views():
     assert hidden.sidebar.toggle(key="hide_special").value is True
 
 
+def test_the_switch_hides_cls_and_sep_from_the_queries_and_keys_of_the_corpus_too():
+    shown = minilm_page("explorer", layer=4, head=5, **{"explorer.qk": True})
+    hidden = minilm_page("explorer", layer=4, head=5, hide_special=True, **{"explorer.qk": True})
+    corpus = loaders.qk_corpus(MODEL, "encoder.self_attn", 4)
+    frames = int(corpus.q_frame.sum())
+    assert frames == 2 * len(loaders.held_out(MODEL).src)  # a [CLS] and a [SEP] per sentence
+    for at, points in ((shown, len(corpus.q_tokens)), (hidden, len(corpus.q_tokens) - frames)):
+        queries, keys = named_chart(at, "explorer.qk")["data"]
+        assert len(decode(queries["x"])) == len(decode(keys["x"])) == points
+    hovers = named_chart(hidden, "explorer.qk")["data"][0]["hovertext"]
+    assert len(hovers) == len(corpus.q_tokens) - frames and not any("[CLS]" in h or "[SEP]" in h for h in hovers)
+    assert any(text("qk.hidden", "en", n=2 * frames) == c.value for c in hidden.caption)
+    assert not any("[SEP] are hidden" in c.value for c in shown.caption)
+
+
 def test_the_switch_is_offered_only_for_a_model_with_cls_and_sep():
     assert minilm_page("overview").sidebar.toggle(key="hide_special")
     at = open_page("overview")  # the default translation model frames nothing

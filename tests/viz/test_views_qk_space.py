@@ -78,6 +78,40 @@ def test_padding_positions_are_left_out_even_where_they_differ_from_the_tokens()
     assert np.bincount(got.q_sentence).tolist() == lengths
 
 
+def test_only_a_tokenizer_that_frames_its_input_marks_cls_and_sep():
+    translator = loaders.qk_corpus("translate-en-fr", "encoder.self_attn", 2)
+    assert not translator.q_frame.any() and not translator.k_frame.any()  # its encoder reads the text as it is
+    if loaders.bert.minilm_path() is None:
+        return
+    got = loaders.qk_corpus(loaders.bert.MINILM, "encoder.self_attn", 4)
+    framing = [label.endswith(("·[CLS]", "·[SEP]")) for label in got.q_tokens]
+    assert got.q_frame.tolist() == framing and got.k_frame.tolist() == framing  # self-attention: one side
+    # each sentence is framed once at each end: its first and its last token
+    starts = np.flatnonzero(np.diff(got.q_sentence, prepend=-1))
+    ends = np.append(starts[1:] - 1, len(got.q_sentence) - 1)
+    assert np.flatnonzero(got.q_frame).tolist() == sorted([*starts, *ends])
+
+
+def test_hiding_leaves_cls_and_sep_out_before_the_axes_are_fitted():
+    rng = np.random.default_rng(1)
+    q, k = rng.normal(size=(1, 12, 6)), rng.normal(size=(1, 12, 6))
+    frame = np.zeros(12, bool)
+    frame[[0, 5, 6, 11]] = True  # two sentences of six tokens, [CLS] … [SEP] each
+    q[0, frame] += 50.0  # far from the rest, as BERT's [CLS] and [SEP] vectors are: they would take the first axis
+    tokens = tuple(f"{i % 6}·{'[CLS]' if i % 6 == 0 else '[SEP]' if i % 6 == 5 else 'w'}" for i in range(12))
+    corpus_ = loaders.QKCorpus(q, k, tokens, tokens, np.repeat([0, 1], 6), np.repeat([0, 1], 6), ("a", "b"),
+                               ("a", "b"), frame, frame)
+    shown, hidden = view.space(corpus_, 0), view.space(corpus_, 0, hide=True)
+    assert len(shown.queries) == 12 and shown.hidden == 0
+    assert (len(hidden.queries), len(hidden.keys), hidden.hidden) == (8, 8, 8)
+    assert not any("[CLS]" in x or "[SEP]" in x for x in hidden.q_tokens + hidden.k_tokens)
+    assert hidden.q_sentences == ("a",) * 4 + ("b",) * 4
+    want, share = principal_points(q[0, ~frame], k[0, ~frame])  # fitted to the other tokens' vectors alone
+    assert_same_up_to_sign(hidden.points, want)
+    np.testing.assert_allclose(hidden.share, share[:2], rtol=1e-5)
+    assert shown.share[0] > 0.9 > hidden.share[0]  # the outliers took the first axis when shown
+
+
 def principal_points(q, k):
     """The test's own PCA, independent of the app's: centre the stacked rows, SVD, coordinates on the top two axes."""
     x = np.concatenate([q, k]).astype(np.float64)

@@ -50,6 +50,10 @@ STRINGS = {
         "en": "In cross-attention the queries come from the target sentences (the decoder's input, `<s>` first) and "
               "the keys from the source sentences.",
         "zh": "在交叉注意力中，查询来自目标句子（解码器的输入，以 `<s>` 开头），键来自源句子。"},
+    "qk.hidden": {
+        "en": "[CLS] and [SEP] are hidden (sidebar): their {n} points are left out, and the axes are fitted to the "
+              "other tokens' vectors alone.",
+        "zh": "[CLS] 和 [SEP] 已隐藏（侧栏）：它们的 {n} 个点没有画出，两条轴只按其余词元的向量来拟合。"},
     "qk.col.kind": {"en": "query or key", "zh": "查询或键"},
     "qk.col.token": {"en": "token", "zh": "词元"},
     "qk.col.sentence": {"en": "sentence", "zh": "句子"},

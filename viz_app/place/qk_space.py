@@ -38,9 +38,9 @@ def caption(space: view.QKSpace, block: str, held: loaders.HeldOut) -> str:
     return " ".join(parts + ([t("qk.cross")] if blocks.SIDES[block][0] != blocks.SIDES[block][1] else []))
 
 
-def section(cfg, block: str) -> None:
+def section(cfg, block: str, hide: bool) -> None:
     """The switch and, when it is on, the explorer's head (the sidebar's layer and head in the page's `block`) over
-    the model's held-out sentences: its queries and keys projected together."""
+    the model's held-out sentences: its queries and keys projected together, without [CLS] and [SEP] if `hide`."""
     st.subheader(t("qk.title"))
     with classroom.folded(t("qk.about")):  # in presenter mode, folded away under its own label
         st.write(t("qk.intro"))
@@ -53,10 +53,12 @@ def section(cfg, block: str) -> None:
     bar = st.progress(0.0, text=t("qk.reading"))
     corpus = loaders.qk_corpus(ss["model"], block, layer, partial(moved, bar))
     bar.empty()
-    space = view.space(corpus, ss["head"])
+    space = view.space(corpus, ss["head"], hide)
     names, axes = (t("qk.queries"), t("qk.keys")), [t("qk.x"), t("qk.y")]
     fig = qk_scatter(space.queries, space.keys, (space.q_tokens, space.q_sentences),
                      (space.k_tokens, space.k_sentences), names, t("qk.chart", layer=layer, head=space.head), *axes)
     columns = [t(f"qk.col.{c}") for c in ("kind", "token", "sentence")] + axes
     page.chart(fig, "explorer.qk", partial(table_csv, space, columns, names))
     st.caption(caption(space, block, loaders.held_out(ss["model"])))
+    if space.hidden:
+        st.caption(t("qk.hidden", n=space.hidden))

@@ -20,6 +20,7 @@ class QKSpace:
     k_tokens: tuple[str, ...]  # [n_k]
     q_sentences: tuple[str, ...]  # [n_q] the sentence each query's token is in
     k_sentences: tuple[str, ...]  # [n_k]
+    hidden: int = 0  # [CLS] and [SEP] points left out (queries and keys), when they are hidden
 
     @property
     def points(self) -> np.ndarray:
@@ -38,11 +39,14 @@ def project(q, k) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return both[:len(q)], both[len(q):], share
 
 
-def space(corpus, head: int) -> QKSpace:
+def space(corpus, head: int, hide: bool = False) -> QKSpace:
     """Head `head` (at most the last) of `corpus`: any object with loaders.QKCorpus's fields (q, k [heads, n, d_head],
-    their tokens, sentence indices and sentences)."""
+    their tokens, sentence indices, sentences and [CLS]/[SEP] flags). `hide` leaves the [CLS] and [SEP] points out
+    before the axes are fitted, so they neither show nor pull the axes their way."""
     head = min(head, corpus.q.shape[0] - 1)
-    queries, keys, share = project(corpus.q[head], corpus.k[head])
-    return QKSpace(head, queries, keys, share, tuple(corpus.q_tokens), tuple(corpus.k_tokens),
-                   tuple(corpus.q_texts[i] for i in corpus.q_sentence),
-                   tuple(corpus.k_texts[i] for i in corpus.k_sentence))
+    qi, ki = (np.flatnonzero(~frame) if hide else np.arange(len(frame)) for frame in (corpus.q_frame, corpus.k_frame))
+    queries, keys, share = project(corpus.q[head][qi], corpus.k[head][ki])
+    return QKSpace(head, queries, keys, share, tuple(corpus.q_tokens[i] for i in qi),
+                   tuple(corpus.k_tokens[i] for i in ki), tuple(corpus.q_texts[corpus.q_sentence[i]] for i in qi),
+                   tuple(corpus.k_texts[corpus.k_sentence[i]] for i in ki),
+                   len(corpus.q_frame) - len(qi) + len(corpus.k_frame) - len(ki))
