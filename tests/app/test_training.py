@@ -67,7 +67,7 @@ def test_the_smoothing_bars_are_the_runs_probabilities_and_the_smoothed_target()
     at.select_slider(key="training.eps").set_value(0.2).run()
     assert_clean(at)
     run = loaders.run("translate-en-fr", SENTENCE)
-    p = torch.softmax(torch.as_tensor(run.trace["logits"][0, 2], dtype=torch.float64), -1).numpy()
+    p = torch.softmax(torch.tensor(run.trace["logits"][0, 2], dtype=torch.float64), -1).numpy()
     model_p, target_q = named_chart(at, "training.smoothing")["data"]
     target = run.tgt_ids[3]  # position 2 predicts the decoder's token 3
     vocab = p.shape[0]
