@@ -287,7 +287,8 @@ def report(r: dict, wall: float) -> str:
     p50, p95, n = r["reruns"] or (float("nan"), float("nan"), 0)
     w50, w95, wn = r.get("warm") or (float("nan"), float("nan"), 0)
     return "\n".join([
-        f"{r['sessions']} concurrent sessions ({r.get('clients', 'browser')} clients), {wall:.0f} s wall; reruns: {n}, p50 {p50:.2f} s, p95 {p95:.2f} s; "
+        f"{r['sessions']} concurrent sessions ({r.get('clients', 'browser')} clients), {wall:.0f} s wall; "
+        f"reruns: {n}, p50 {p50:.2f} s, p95 {p95:.2f} s; "
         f"warm reruns ({', '.join(WARM)}): {wn}, p50 {w50:.2f} s, p95 {w95:.2f} s; "
         f"errors: {len(r['errors'])}; sessions that saw only their own sentence: {r['own_view']}/{r['sessions']}",
         "", "| action | count | p50 s | p95 s |", "|---|---|---|---|", *rows, "",
