@@ -72,8 +72,12 @@ def forward_model_for(n: int) -> str:
     return "translate-en-fr" if n < load("translate-en-fr").config.max_len else "lm-en"
 
 
-def bench_forward(sizes=(8, 32, 128, 512), repeats: int = 20, models=None) -> list[dict]:
-    """Median ms of run_with_trace vs the plain model under no_grad; checks torch.equal of the outputs."""
+def bench_forward(sizes=(8, 32, 128, 512), repeats: int = 20, models=None, min_s: float = 0.0) -> list[dict]:
+    """Median ms of run_with_trace vs the plain model under no_grad; checks torch.equal of the outputs.
+
+    Rounds of 5 calls each, interleaved, at least repeats // 5 of them and for at least `min_s` seconds per row: at
+    32 tokens thirty calls take a tenth of a second, so one burst of a neighbour's load could cover a whole row.
+    """
     rows = []
     for n in sizes:
         name = (models or {}).get(n) or forward_model_for(n)
@@ -96,7 +100,8 @@ def bench_forward(sizes=(8, 32, 128, 512), repeats: int = 20, models=None) -> li
         equal = torch.equal(traced_out, plain())
         # interleave them so a neighbour's load hits all alike; medians of each
         t_ms, p_ms, r_ms = [], [], []
-        for _ in range(max(1, repeats // 5)):
+        started = time.perf_counter()
+        while len(t_ms) < max(1, repeats // 5) or time.perf_counter() - started < min_s:
             t_ms.append(median_ms(traced, 5, warmup=1))
             p_ms.append(median_ms(plain, 5, warmup=1))
             r_ms.append(median_ms(traced_and_read, 5, warmup=1))

@@ -84,7 +84,8 @@ def section_forward(rows) -> list[str]:
            "(max_len 64) reads N source tokens and its own greedy translation as decoder input; lm-en "
            "(decoder-only, ALiBi, max_len 512) reads `<s>` + N − 1 prompt tokens. A trace keeps each value as the tensor "
            "and makes it a read-only numpy view on its first read; the last time column also reads every value once. "
-           "Check: `torch.equal` of the two outputs.", ""]
+           "Medians of rounds of 5 calls, the three kinds interleaved, for at least 5 s per row (one burst of a "
+           "neighbour's load could otherwise cover a short row). Check: `torch.equal` of the two outputs.", ""]
     out += table(["model", "tokens N", "src / tgt len", "traced ms", "untraced ms", "traced / untraced",
                   "trace size", "traced, every value read ms", "check: outputs equal"],
                  [[r["model"], r["tokens"], f"{r['src_len']} / {r['tgt_len']}", f"{r['traced_ms']:.2f}",
@@ -559,7 +560,8 @@ DECODING_TOKENS = 256  # prompt + 256 fits lm-en's max_len of 512; the cache's g
 
 def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
     """Tables 1, 2, 2b, 2d and 2c: (lines, forward rows, decoding result, MiniLM rows)."""
-    fwd = step("forward", lambda: core.bench_forward((8, 32, 128) if q else (8, 32, 128, 512), repeats=5 if q else 30)) or []
+    fwd = step("forward", lambda: core.bench_forward((8, 32, 128) if q else (8, 32, 128, 512), repeats=5 if q else 30,
+                                                          min_s=0 if q else 5)) or []
     lines = section_forward(fwd)
     dec = step("decoding", lambda: core.bench_decoding(64 if q else DECODING_TOKENS, repeats=2 if q else 7))
     if dec:
