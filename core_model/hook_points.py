@@ -188,10 +188,15 @@ class Recorder:
         return value
 
     def nbytes(self) -> int:
-        """Bytes of the distinct arrays kept (two names for one tensor, or a shared mask, count once)."""
-        arrays = [self.array(n) for n in list(self.values)]
-        arrays += [r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray)]
-        return sum({(a.__array_interface__["data"][0], a.nbytes): a.nbytes for a in arrays}.values())
+        """Bytes of the distinct float32 arrays kept, as read (two names for one tensor, or a shared mask, count
+        once); sized where they are, so asking converts nothing."""
+        def where(v) -> tuple[int, int]:  # (address, bytes as float32 numpy)
+            if isinstance(v, torch.Tensor):
+                return v.data_ptr(), v.numel() * 4
+            return v.__array_interface__["data"][0], v.nbytes
+
+        kept = [*self.values.values(), *(r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray))]
+        return sum(size for _, size in {where(v) for v in kept})
 
 
 def derive(recorder: Recorder, kind: str, source: str, *args) -> np.ndarray:

@@ -373,8 +373,11 @@ def test_a_value_is_converted_to_numpy_on_its_first_read_only():
     kept = trace._recorder.values  # what the call kept: the tensors themselves, none converted yet
     name = "encoder.layers.0.self_attn.pattern"
     assert all(isinstance(v, torch.Tensor) for v in kept.values())
+    size = trace.nbytes  # sized where they are: asking converts nothing
+    assert all(isinstance(v, torch.Tensor) for v in kept.values())
     first = trace[name]
     assert isinstance(first, np.ndarray) and first.dtype == np.float32 and trace[name] is first  # converted once
+    assert trace.nbytes == size  # the same bytes, read or not
     assert sum(isinstance(v, np.ndarray) for v in kept.values()) == 1  # the others still wait for a reader
     again = pickle.loads(pickle.dumps(trace))  # st.cache_data pickles a trace: every value goes as an array
     assert all(isinstance(v, np.ndarray) for v in again._recorder.values.values())
