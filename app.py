@@ -11,7 +11,7 @@ from viz_app.serving import settle
 lang = classroom.early("lang", "en")
 st.set_page_config(page_title=text("app.title", lang), layout="wide",
                    initial_sidebar_state="collapsed" if classroom.early("present", False) else "auto")
-settle()  # once per process: the modules out of the collection Streamlit runs after every run
+settle()  # each run: torch's threads in this run's thread; the first also takes the modules out of the collection
 # A widget's value belongs to the page that drew it, and each page draws the sidebar itself: Streamlit
 # drops the sidebar's values when another page opens. Set by code here, they outlive the page change.
 for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special", *classroom.KEYS):

@@ -11,8 +11,12 @@ Objects that are not cyclic are still freed by reference counting when they are 
 numpy's OpenBLAS is held to one thread. The views multiply small matrices (a 100 × 128 table by its
 transpose), where a second thread gains nothing, and OpenBLAS's idle threads spin on a core before they sleep:
 with chromium drawing on the other core, a positional-lab fragment's script run took 26–104 ms with two
-threads and 20–29 ms with one (timed around Streamlit's ScriptRunner in a real server, 2 cores). torch keeps
-its own threads.
+threads and 20–29 ms with one (timed around Streamlit's ScriptRunner in a real server, 2 cores).
+
+torch leaves one core to the rest: the server's event loop sending the run, the visitor's browser (on a laptop,
+the same machine) and the other sessions' runs, each in a thread of its own. Its OpenMP threads spin too: on
+2 cores, with chromium redrawing, a new sentence's run on the explorer took 0.16–0.54 s (median 0.35) with
+torch's two threads and 0.11–0.18 s (median 0.13) with one, on the server's own clock (bench/served.py).
 """
 from __future__ import annotations
 
@@ -21,25 +25,30 @@ import importlib
 import pkgutil
 import threading
 
+import torch
+
 from threadpoolctl import threadpool_limits
 
 import viz_app
 
 _lock = threading.Lock()
 _settled = False
+_threads = 1  # torch's threads for a run, set by the first settle()
 
 
 def settle() -> None:
     """Import every module under viz_app (what the pages import, torch, plotly and pandas with them), hold
-    numpy's BLAS to one thread, collect, then freeze: the first call in a process does it, later calls return
-    at once."""
-    global _settled
+    numpy's BLAS to one thread, collect, then freeze: the first call in a process does it. Every call (app.py
+    makes one per run) holds torch to one thread fewer than its default of one per core, in the calling thread:
+    OpenMP counts threads per thread, and Streamlit starts each run in a thread of its own."""
+    global _settled, _threads
     with _lock:
-        if _settled:
-            return
-        for module in pkgutil.walk_packages(viz_app.__path__, "viz_app."):
-            importlib.import_module(module.name)
-        threadpool_limits(1, user_api="blas")
-        gc.collect()
-        gc.freeze()
-        _settled = True
+        if not _settled:
+            for module in pkgutil.walk_packages(viz_app.__path__, "viz_app."):
+                importlib.import_module(module.name)
+            threadpool_limits(1, user_api="blas")
+            _threads = max(1, torch.get_num_threads() - 1)
+            gc.collect()
+            gc.freeze()
+            _settled = True
+    torch.set_num_threads(_threads)

@@ -1,5 +1,6 @@
 """The server's process after the app's first run: its modules frozen out of the collection Streamlit runs
-after every script run, while what the runs make is still collected; numpy's BLAS held to one thread."""
+after every script run, while what the runs make is still collected; numpy's BLAS held to one thread and
+torch's threads to one core fewer than the machine has."""
 import json
 import os
 import subprocess
@@ -15,6 +16,8 @@ SCRIPT = """
 import gc, json, sys
 from streamlit.testing.v1 import AppTest
 import numpy  # its OpenBLAS as a fresh process loads it
+import torch
+torch_before = torch.get_num_threads()
 from threadpoolctl import threadpool_info
 blas_before = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 at = AppTest.from_file("app.py", default_timeout=300).run()
@@ -25,7 +28,10 @@ a.other, b.other = b, a  # a cycle made after the freeze, as a run's objects are
 del a, b
 collected = gc.collect()
 blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
-print(json.dumps(dict(errors=[e.value for e in at.exception], frozen=frozen, tracked=tracked, collected=collected,
+from viz_app.serving import settle
+settle()  # as app.py does on each run, here in this thread
+print(json.dumps(dict(torch_before=torch_before, torch_threads=torch.get_num_threads(),
+                      errors=[e.value for e in at.exception], frozen=frozen, tracked=tracked, collected=collected,
                       place="viz_app.place.explorer" in sys.modules, torch="torch" in sys.modules,
                       blas_before=blas_before, blas=blas)))
 """
@@ -54,3 +60,9 @@ def test_the_first_run_holds_numpys_blas_to_one_thread(seen):
     # OpenBLAS starts with a thread per core; after the app's first run it has one
     assert len(seen["blas_before"]) == 1 and (seen["blas_before"][0] > 1 or os.cpu_count() == 1), seen
     assert seen["blas"] == [1], seen
+
+
+def test_the_first_run_leaves_one_core_out_of_torchs_threads(seen):
+    # torch starts with a thread per core; the server's event loop and a browser on the same laptop keep one
+    assert seen["torch_threads"] == max(1, seen["torch_before"] - 1), seen
+    assert seen["torch_before"] > 1 or os.cpu_count() == 1, seen
