@@ -213,6 +213,30 @@ def plot_data(page, index: int = 0, name: str | None = None):
         }""", [index, name])
 
 
+# Each chart's tick labels, axis titles and colour-bar labels that reach outside its drawing (the SVG plotly draws
+# into) by more than half a pixel: (chart key, text, pixels). The app sizes margins from the labels' lengths
+# (viz_app/figures/room.py) instead of letting plotly measure them. A legend's entries are left out: a legend
+# taller than its chart scrolls.
+OUTSIDE = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].flatMap(chart => {
+    const svg = chart.querySelector('.main-svg');
+    if (!svg) return [[chart.className, 'not drawn', 0]];
+    const box = svg.getBoundingClientRect();
+    const texts = chart.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .colorbar text');
+    return [...texts].map(t => [t, t.getBoundingClientRect()]).filter(([, r]) => r.width > 0)
+        .map(([t, r]) => [chart.closest('[class*="st-key-"]')?.className.match(/st-key-\\S+/)?.[0] ?? '?',
+                          t.textContent, Math.max(box.left - r.left, r.right - box.right, box.top - r.top,
+                                                  r.bottom - box.bottom)])
+        .filter(([, , px]) => px > 0.5);
+})"""
+
+
+def outside_charts(page) -> list:
+    """OUTSIDE, once every chart on the page is drawn."""
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+        .every(c => c.querySelector('.main-svg'))""")
+    return page.evaluate(OUTSIDE)
+
+
 def x_ticks(page) -> list[str]:
     """The x-axis tick labels every plotly chart on the page shows on screen."""
     return page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot .xtick text')].map(t => t.textContent)")

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import (PAGES, TIMEOUT_MS, pick, plot_data, screenshot, sidebar_input, type_sentence,
-                                 wait_idle, x_ticks)
+from tests.e2e.conftest import (PAGES, TIMEOUT_MS, outside_charts, pick, plot_data, screenshot, sidebar_input,
+                                 type_sentence, wait_idle, x_ticks)
 
 NO_CHART_PAGES = {"overview"}  # its chart is graphviz, not plotly
 
@@ -57,6 +57,7 @@ def test_page_loads_clean_and_offline(open_page, path):
     assert rec.page_errors == []
     assert real_console_errors(rec, path) == []
     assert rec.foreign_requests() == []  # no CDN, no telemetry, no fonts from the web
+    assert outside_charts(page) == []  # every label fits in the room its chart made for it
 
 
 TICKS = "[...document.querySelectorAll('.js-plotly-plot .xtick text')].map(t => t.textContent)"
@@ -210,6 +211,7 @@ def test_chinese_ui_and_cjk_emoji_render_real_glyphs(open_page):
     assert go_to(page, "注意力浏览器") == "注意力浏览器", "the language was lost on changing page"
     assert sidebar_input(page, "输入句子（按回车）").input_value() == sentence
     screenshot(page, "chinese-explorer")
+    assert outside_charts(page) == []  # CJK and emoji labels are a whole em wide: their room is too
     assert rec.page_errors == []
 
 

@@ -114,7 +114,6 @@ def head_view(values, x_labels, y_labels, title: str, **axes) -> go.Figure:
                        "zmin": 0, "zmax": 1, "colorscale": [[0, "rgba(0,0,0,0)"], [1, MASKED_COLOR]],
                        "showscale": False, "hoverinfo": "skip"})
     layout["height"] = max(320, 80 + 18 * z.shape[0])
-    layout["xaxis"]["automargin"] = layout["yaxis"]["automargin"] = True  # room for labels in an exported file too
     return figure(traces, layout)
 
 
@@ -160,5 +159,4 @@ def stat_map(values, layer_names, head_names, title: str, zrange=None, hover_fmt
     trace, layout = parts(v, list(head_names), list(layer_names), title=title, zrange=zrange, scale=ATTENTION_SCALE,
                           hover_fmt=hover_fmt)
     layout["height"] = 120 + 40 * v.shape[0]
-    layout["xaxis"]["automargin"] = layout["yaxis"]["automargin"] = True
     return figure([trace], layout)

@@ -36,8 +36,8 @@ def mask_figure(mask, x_labels, y_labels, title: str, allowed: str, blocked: str
     # (three masks side by side) and squeezed a decoder's cells into strips.
     layout["coloraxis"]["colorbar"] = {"tickvals": [0.25, 0.75], "ticktext": [blocked, allowed], "orientation": "h",
                                        "yref": "container", "y": 0, "yanchor": "bottom", "thickness": 12, "len": 0.8}
-    layout["xaxis"].update(constrain="domain", automargin=True, tickangle=-45 if mask.shape[1] > 4 else 0)
-    layout["yaxis"].update(scaleanchor="x", scaleratio=1, constrain="domain", automargin=True)
+    layout["xaxis"].update(constrain="domain", tickangle=-45 if mask.shape[1] > 4 else 0)
+    layout["yaxis"].update(scaleanchor="x", scaleratio=1, constrain="domain")
     layout["height"] = min(900, 200 + 24 * mask.shape[0])
     return figure([trace], layout)
 

@@ -25,7 +25,7 @@ def readable(fig: go.Figure, ink: str) -> go.Figure:
             changes[name] = {**layout[name], "colorbar": {**layout[name].get("colorbar", {}), "tickfont": font}}
         if name.startswith(("xaxis", "yaxis")):
             axis = layout[name]
-            changes[name] = {**axis, "tickfont": font, "color": ink,
+            changes[name] = {**axis, "tickfont": font, "color": ink, "automargin": True,  # the room was for 12 px
                              "title": {**axis.get("title", {}), "font": font}}
             if axis.get("type") == "log":  # only the powers of ten: plotly draws the labels between at 3/4 size
                 changes[name]["dtick"] = 1
