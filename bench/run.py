@@ -226,6 +226,25 @@ def section_wire(wire, why) -> list[str]:
     return out
 
 
+# Table 5's notes: where a fresh load's and an Enter's time goes, measured by hand (DevTools and page timings).
+BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (one such load of the explorer, DevTools long tasks "
+    "and resource timings, measured by hand on this machine): the HTML and Streamlit's main bundle take ~1.1 s "
+    "to DOMContentLoaded and the websocket opens at ~1.3 s; the first chart's element makes the browser fetch "
+    "plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, and evaluating it is one 1.4 s long task; "
+    "drawing the page's charts is another 0.8 s (2026-11-23). A browser that has opened the app once keeps those "
+    "bundles: the sidebar-link rows above are a page's first chart without them.", "",
+    "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
+    "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
+    "run's messages reach the page 80–240 ms after the key; then one long task redraws every chart of the page "
+    "and the first chart shows its new data at its end. Two changes cut both parts: torch runs on one thread "
+    "fewer than the machine's cores in the server (`viz_app/serving.py`; a new sentence's run on the server's "
+    "clock: 0.16–0.54 s, median 0.35, with two threads; 0.09–0.20 s, median 0.13, with one), and every "
+    "figure's margins come from its labels' lengths instead of plotly's automargin, which draws each chart, "
+    "measures every label in the page and draws it again (`viz_app/figures/room.py`; plotly.js alone drawing "
+    "the explorer's 7 charts: 228–324 ms with automargin, 116–129 ms without). Eight new sentences, standalone: "
+    "Enter → updated chart median 0.54 s before both, 0.34 s after.", ""]
+
+
 def section_timing(tm, why) -> list[str]:
     out = ["## 5. Browser: first chart and re-render", "",
            "Explorer page, translate-en-fr, the 32-token sentence, a fresh browser context per repeat. First chart: "
@@ -254,13 +273,7 @@ def section_timing(tm, why) -> list[str]:
                       yes(tm["ok"] and bool(np.isfinite(tm["server_all"]).all()))]] if tm.get("server_all") else [])]
                  + [[f"sidebar link → first chart: {name}", f"{m:.2f}", ", ".join(f"{x:.2f}" for x in tm["nav"]["all"][name]),
                      yes(tm["nav"]["ok"])] for name, m in tm.get("nav", {}).get("pages", {}).items()])
-    out += ["Opening a link in a fresh browser, where the time goes (one such load of the explorer, DevTools long tasks "
-            "and resource timings, measured by hand on this machine): the HTML and Streamlit's main bundle take ~1.1 s "
-            "to DOMContentLoaded and the websocket opens at ~1.3 s; the first chart's element makes the browser fetch "
-            "plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, and evaluating it is one 1.4 s long task; "
-            "drawing the page's charts is another 0.8 s (2026-11-23). A browser that has opened the app once keeps those "
-            "bundles: the sidebar-link rows above are a page's first chart without them.", ""]
-    return out
+    return out + BROWSER_TIME
 
 
 def section_fragments(rows, why) -> list[str]:
@@ -529,8 +542,9 @@ def browser_targets(tm) -> list[list]:
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",
              verdict(tm["rerender_s"] <= RERENDER_S and tm["ok"]),
              "" if tm["rerender_s"] <= RERENDER_S and tm["ok"] else "the chart's data did not change as expected" if not tm["ok"]
-             else "a new sentence runs greedy translation plus a traced forward, rebuilds every figure of the page "
-             "and sends them; plotly then redraws."]]
+             else "a new sentence runs greedy translation plus a traced forward and rebuilds every figure of the "
+             "page; once its messages arrive, the browser redraws all the page's charts in one long task and the "
+             "first shows its new data at that task's end (table 5's breakdown)."]]
 
 
 def section_targets(fwd, dec, pages, wire, tm, minilm=(), frag=None, load=None, extra=()) -> tuple[list[str], list[list]]:
