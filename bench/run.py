@@ -227,12 +227,15 @@ def section_wire(wire, why) -> list[str]:
 
 
 # Table 5's notes: where a fresh load's and an Enter's time goes, measured by hand (DevTools and page timings).
-BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (one such load of the explorer, DevTools long tasks "
-    "and resource timings, measured by hand on this machine): the HTML and Streamlit's main bundle take ~1.1 s "
-    "to DOMContentLoaded and the websocket opens at ~1.3 s; the first chart's element makes the browser fetch "
-    "plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, and evaluating it is one 1.4 s long task; "
-    "drawing the page's charts is another 0.8 s (2026-11-23). A browser that has opened the app once keeps those "
-    "bundles: the sidebar-link rows above are a page's first chart without them.", "",
+BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three loads of the explorer, long tasks and "
+    "resource timings in the page, measured by hand on this machine, 2026-11-24): the HTML and Streamlit's main "
+    "bundle take 0.68–0.73 s to DOMContentLoaded; the first chart's element makes the browser fetch plotly's own "
+    "bundle (4.7 MB, `PlotlyChart.*.js`) only then (from ~1.1–1.2 s), beside the chunks of the page's other "
+    "elements (KaTeX 265 KB for the formula, Streamlit's DataFrame 486 KB + 743 KB for the statistics table), and "
+    "evaluating plotly's is one 0.72–0.74 s long task at ~1.8–1.9 s; drawing the page's 7 charts is two more, "
+    "430–500 ms and 210–260 ms (680–790 ms and 300–310 ms before figures made their own margins), and the first "
+    "chart is up at 3.96–4.09 s. A browser that has opened the app once keeps those bundles: the sidebar-link rows "
+    "above are a page's first chart without them.", "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
     "run's messages reach the page 80–240 ms after the key; then one long task redraws every chart of the page "
@@ -534,10 +537,10 @@ def browser_targets(tm) -> list[list]:
              f"the same way (table 5's floor row); our page adds {tm['first_s'] - tm['floor']['first_s']:.2f} s; "
              if "floor" in tm else "")
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
-             "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first (~1.3 s to the "
-             "websocket), plotly's 4.7 MB bundle is fetched only when the first chart arrives and evaluating it is one "
-             "~1.4 s long task, then the page's charts draw (~0.8 s); table 5 gives the breakdown. A sidebar link, "
-             "the row below, has the bundles already."],
+             "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
+             "plotly's 4.7 MB bundle is fetched only when the first chart arrives and evaluating it is one ~0.7 s "
+             "long task, then the page's 7 charts draw in two more (~0.7 s together); table 5 gives the breakdown. "
+             "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",
              verdict(tm["rerender_s"] <= RERENDER_S and tm["ok"]),
