@@ -7,8 +7,8 @@ again. On the explorer that took about half of each chart's drawing time (the 7 
 the labels' lengths instead, a little wider than they need, and automargin stays off.
 
 Widths are estimated from the text: a Latin letter or digit is at most 0.62 of the font size wide in the theme's
-sans-serif, a CJK character or an emoji a whole em. tests/e2e/test_chart_room.py checks in chromium that no tick
-label, axis title or colour bar of any page leaves its chart.
+sans-serif, a CJK character or an emoji a whole em. The browser tests (tests/e2e/test_browser.py, every page, and
+the Chinese explorer) check in chromium that no tick label, axis title or colour-bar label leaves its chart.
 """
 from __future__ import annotations
 
