@@ -53,6 +53,15 @@ def test_a_colour_bar_on_the_right_gets_room_and_one_laid_below_gets_it_at_the_f
     assert hidden["margin"]["r"] == 10
 
 
+def test_a_colour_bar_is_as_wide_as_its_widest_label_or_its_title_given_as_text_or_as_a_dict():
+    def right(bar):
+        return fit({"xaxis": {}, "yaxis": {}, "coloraxis": {"colorbar": bar}},
+                   [{"type": "heatmap", "z": [[0]], "coloraxis": "coloraxis"}])["margin"]["r"]
+    long = "a much longer colour bar title"
+    assert right({"title": long}) == right({"title": {"text": long}}) > right({})
+    assert right({"ticktext": ["猫猫猫猫猫猫猫猫"]}) > right({"ticktext": ["cat"]})
+
+
 def test_a_wider_margin_given_is_kept_and_an_axis_asking_for_automargin_keeps_it():
     layout = fit({"margin": {"l": 300, "b": 10}, "xaxis": {"automargin": True, "title": {"text": "x"}}, "yaxis": {}},
                  [{"type": "bar", "x": ["a", "b"], "y": [1, 2]}])

@@ -28,11 +28,23 @@ BAR = 10 + 6 + 28  # px: beside a colour bar's own thickness: its pad, its ticks
 
 def text_width(text: str, size: float) -> float:
     """An upper estimate of a line's width in px."""
-    return sum(size * (1.0 if _wide(ch) else 0.62) for ch in html.unescape(str(text)))
+    text = html.unescape(str(text))
+    wide = sum(1 for ch in text if ch > "\x7f" and _wide(ch))  # no ASCII character is wide
+    return size * (0.62 * (len(text) - wide) + wide)
 
 
 def _wide(ch: str) -> bool:
     return unicodedata.east_asian_width(ch) in "WF" or ord(ch) >= 0x1F000
+
+
+def _widest(labels, size: float) -> float:
+    return max((text_width(label, size) for label in labels), default=0.0)
+
+
+def _title(part: dict) -> str:
+    """An axis's or colour bar's title text, given as a dict or as a string."""
+    title = part.get("title") or ""
+    return str(title.get("text") or "") if isinstance(title, dict) else str(title)
 
 
 def fit(layout: dict, data: list[dict]) -> dict:
@@ -91,17 +103,16 @@ def _axis_room(key: str, axis: dict, data: list[dict]) -> float:
         labels = _labels(key, axis, data)
         if labels:
             size = (axis.get("tickfont") or {}).get("size", TICK)
-            wide, high = max(text_width(label, size) for label in labels), size * LINE
+            wide, high = _widest(labels, size), size * LINE
             angle = math.radians(abs(axis.get("tickangle") or 0))
             if key.startswith("x"):
                 room = wide * math.sin(angle) + high * math.cos(angle)
             else:
                 room = wide * math.cos(angle) + high * math.sin(angle)
             room += PAD + (axis.get("ticklen", 5) if axis.get("ticks") else 0)
-    title = axis.get("title") or {}
-    text = title.get("text") if isinstance(title, dict) else title
+    text = _title(axis)
     if text:
-        room += GAP + TITLE * LINE * (1 + str(text).count("<br>"))
+        room += GAP + TITLE * LINE * (1 + text.count("<br>"))
     return room
 
 
@@ -135,8 +146,7 @@ def _bar_room(layout: dict, data: list[dict]) -> dict:
     for bar in bars:
         font = (bar.get("tickfont") or {}).get("size", TICK)
         labels = [str(t) for t in bar.get("ticktext") or []] or ["−0.00"]
-        title = bar.get("title") or {}
-        wide = max(text_width(label, font) for label in [*labels, title.get("text") or ""])
+        wide = _widest([*labels, _title(bar)], font)
         if bar.get("orientation") == "h":
             room["b"] = max(room["b"], bar.get("thickness", 30) + BAR + font * LINE)
         elif bar.get("x", 1.02) >= 1:  # beyond the plot's right edge, where plotly puts it unless told otherwise
