@@ -143,12 +143,21 @@ SIGNATURE = """() => {
 }"""
 
 
+# Notes, on the page's own clock, the moment the first chart's SVG is added (a MutationObserver's callback runs
+# at the end of the task that added it, before the frame is painted).
+FIRST_CHART = f"""new MutationObserver((_, seen) => {{
+  if (document.querySelector('{CHART}')) {{ window.__firstChart = performance.now(); seen.disconnect(); }}
+}}).observe(document, {{subtree: true, childList: true}});"""
+
+
 def first_chart(p, address: str) -> float:
-    """Seconds from `page.goto` (its start) to the first plotly chart drawn on the page."""
-    t0 = time.perf_counter()
+    """Seconds from the start of the navigation to `address` to the first plotly chart drawn, on the page's own
+    clock: performance.now() counts from the navigation's start. Not playwright's wait: wait_for_selector checks
+    after 0, 20, 50, 100 and 100 ms and then every 500 ms, which added up to 0.7 s to a drawn chart here."""
+    p.add_init_script(FIRST_CHART)
     p.goto(address, wait_until="commit")
     p.wait_for_selector(CHART, timeout=120_000)
-    return time.perf_counter() - t0
+    return p.evaluate("() => window.__firstChart") / 1000
 
 
 def floor_first_chart(b, repeats: int = 5) -> dict:

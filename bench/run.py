@@ -228,13 +228,15 @@ def section_wire(wire, why) -> list[str]:
 
 # Table 5's notes: where a fresh load's and an Enter's time goes, measured by hand (DevTools and page timings).
 BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three loads of the explorer, long tasks and "
-    "resource timings in the page, measured by hand on this machine, 2026-11-24): the HTML and Streamlit's main "
-    "bundle take 0.68–0.73 s to DOMContentLoaded; the first chart's element makes the browser fetch plotly's own "
-    "bundle (4.7 MB, `PlotlyChart.*.js`) only then (from ~1.1–1.2 s), beside the chunks of the page's other "
-    "elements (KaTeX 265 KB for the formula, Streamlit's DataFrame 486 KB + 743 KB for the statistics table), and "
-    "evaluating plotly's is one 0.72–0.74 s long task at ~1.8–1.9 s; drawing the page's 7 charts is two more, "
-    "430–500 ms and 210–260 ms (680–790 ms and 300–310 ms before figures made their own margins), and the first "
-    "chart is up at 3.96–4.09 s. A browser that has opened the app once keeps those bundles: the sidebar-link rows "
+    "resource timings on the page's own clock, measured by hand on this machine, 2026-11-24): the HTML and "
+    "Streamlit's main bundle take 0.63–0.73 s to DOMContentLoaded; the first chart's element makes the browser "
+    "fetch plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, from 0.95–1.11 s, and the fetch takes "
+    "0.36–0.37 s because the server's one Python process serves it while it runs the page (0.09–0.11 s for the "
+    "floor's page); evaluating it is one 0.70–0.75 s long task from 1.61–1.76 s; then one task of 0.39–0.45 s "
+    "draws all 7 of the page's charts, and the first chart's SVG is added at its end (2.83–3.04 s), and a "
+    "second task of 0.20–0.23 s follows. The floor's page does the same up to plotly's task and draws its one "
+    "chart at 1.83 s. Without the KaTeX formulas (their 265 KB chunk) the first chart came no sooner (median of "
+    "5: 3.00 s against 2.94 s). A browser that has opened the app once keeps those bundles: the sidebar-link rows "
     "above are a page's first chart without them.", "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
@@ -251,7 +253,9 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
 def section_timing(tm, why) -> list[str]:
     out = ["## 5. Browser: first chart and re-render", "",
            "Explorer page, translate-en-fr, the 32-token sentence, a fresh browser context per repeat. First chart: "
-           "`page.goto` until the first `[data-testid=\"stPlotlyChart\"] .main-svg` exists. Re-render: a new sentence "
+           "on the page's own clock, from the navigation's start (`performance.now()`) to the moment the first "
+           "`[data-testid=\"stPlotlyChart\"] .main-svg` is added (a MutationObserver set before the page loads; "
+           "playwright's own wait looks every 500 ms after its first checks, and once added up to 0.7 s). Re-render: a new sentence "
            "typed in the sidebar box, timed in the page from the Enter key's own event (`keydown`, its `timeStamp`) to "
            "the first animation frame in which the first chart's data (x, y, text, customdata) differs "
            "(`page.wait_for_function`, `polling=\"raf\"`), as table 5b times a control. Each new sentence is one "
@@ -538,8 +542,9 @@ def browser_targets(tm) -> list[list]:
              if "floor" in tm else "")
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
              "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
-             "plotly's 4.7 MB bundle is fetched only when the first chart arrives and evaluating it is one ~0.7 s "
-             "long task, then the page's 7 charts draw in two more (~0.7 s together); table 5 gives the breakdown. "
+             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, more slowly while the server runs "
+             "the page, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts of the "
+             "page before the first is up; table 5 gives the breakdown. "
              "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",

@@ -33,6 +33,29 @@ def test_the_floor_is_timed_on_its_own_one_chart_app(browser):
     assert len(r["first_all"]) == 1 and 0 < r["first_s"] < 120
 
 
+# A page that adds a chart's SVG 600 ms after it starts, and notes when on its own clock.
+LATE_CHART = """<html><body><script>setTimeout(() => {
+  const chart = document.createElement("div"); chart.dataset.testid = "stPlotlyChart";
+  chart.innerHTML = '<svg class="main-svg"></svg>'; document.body.append(chart); window.__added = performance.now();
+}, 600);</script></body></html>"""
+
+
+def test_the_first_chart_is_timed_when_the_page_adds_it_not_when_playwright_looks(browser):
+    from bench.browser import first_chart
+
+    ctx = browser.new_context()
+    try:
+        p = ctx.new_page()
+        p.route("http://chart.test/", lambda route: route.fulfill(body=LATE_CHART, content_type="text/html"))
+        first = first_chart(p, "http://chart.test/")
+        added = p.evaluate("() => window.__added") / 1000
+    finally:
+        ctx.close()
+    # playwright's wait checks at 0, 20, 70, 170 and 270 ms after it starts, then every 500 ms: it sees this chart
+    # up to 0.5 s late (0.24 s late here, when it timed it).
+    assert 0.6 <= added and abs(first - added) < 0.05, (first, added)
+
+
 def test_fragment_reruns_time_a_fragment_run_and_check_it(browser, served):
     from bench.served import stamps as read_stamps
 
