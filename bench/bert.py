@@ -32,6 +32,16 @@ def ids_of_length(tokenizer, n: int) -> torch.Tensor:
     return torch.tensor([[tokenizer.bos_id, *body, tokenizer.eos_id]])
 
 
+def work_bound(cfg, n: int) -> float:
+    """The multiply-adds the filtered forward cannot do without, over those of transformers' whole forward, for n
+    tokens: the patterns of the last layer need every layer before it whole (Q, K, V and output maps, the FFN, QKᵀ
+    and the pattern times V) and that layer's Q and K maps and QKᵀ; transformers also runs its pooler on [CLS].
+    Both forwards do these products with the same MKL kernels, so the filtered ratio cannot go far below this."""
+    d, ff, layers = cfg.d_model, cfg.d_ff, cfg.n_encoder_layers
+    layer = 4 * n * d * d + 2 * n * d * ff + 2 * n * n * d
+    return ((layers - 1) * layer + 2 * n * d * d + n * n * d) / (layers * layer + d * d)
+
+
 def agreement(out, trace, ref) -> float:
     """The largest difference between ours and transformers: last hidden state (unless ours stopped before it) and
     every attention weight."""
@@ -46,7 +56,7 @@ def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
     Row keys: tokens, ours_ms, transformers_ms, ratio, max_error, agree, values (every value recorded),
     and filtered_ms, filtered_ratio, filtered_values, filter, trace_mb, filtered_trace_mb,
     filtered_same_patterns (the filtered trace's patterns are bit for bit the full trace's; `agree`
-    requires it too).
+    requires it too), work_bound (see work_bound).
     """
     os.environ["HF_HUB_OFFLINE"] = "1"
     import transformers
@@ -87,6 +97,7 @@ def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
     a, f, b = (statistics.median(times[fn]) for fn in (mine, filtered, reference))
     return dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b, max_error=error,
                 agree=error <= 1e-5 and same, filtered_ms=f, filtered_ratio=f / b, filter=FILTER,
+                work_bound=work_bound(model.cfg, ids.shape[1]),
                 filtered_same_patterns=same, **kept)
 
 

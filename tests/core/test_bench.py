@@ -145,13 +145,32 @@ def test_long_trace_rows_compare_all_values_with_the_patterns(shipped_test_split
 def minilm_row(tokens, ratio, filtered_ratio, agree=True):
     return dict(tokens=tokens, ours_ms=ratio * 10, transformers_ms=10.0, ratio=ratio, filtered_ms=filtered_ratio * 10,
                 filtered_ratio=filtered_ratio, max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
-                filtered_values=6, filter="*.pattern", trace_mb=50.0, filtered_trace_mb=5.0)
+                filtered_values=6, filter="*.pattern", trace_mb=50.0, filtered_trace_mb=5.0, work_bound=0.864)
+
+
+def test_the_work_bound_counts_the_multiply_adds_the_patterns_need():
+    from types import SimpleNamespace
+
+    from bench.bert import work_bound
+
+    cfg = SimpleNamespace(d_model=384, d_ff=1536, n_encoder_layers=6)  # all-MiniLM-L6-v2
+    n = 128
+    maps = 4 * 128 * 384 * 384  # Q, K, V, O: 75,497,472
+    ffn = 2 * 128 * 384 * 1536  # 150,994,944
+    products = 2 * 128 * 128 * 384  # QKᵀ and the pattern times V: 12,582,912
+    layer = maps + ffn + products  # 239,075,328
+    needed = 5 * layer + maps // 2 + products // 2  # the last layer: Q and K maps, QKᵀ
+    assert needed == 1_239_416_832 and 6 * layer + 384 * 384 == 1_434_599_424
+    assert math.isclose(work_bound(cfg, n), 1_239_416_832 / 1_434_599_424)  # 0.864
+    # longer inputs weigh attention's n² products more, and the last layer still needs half of them
+    assert work_bound(cfg, 512) > work_bound(cfg, 128)
 
 
 def test_minilm_targets_hold_both_goals_and_a_wrong_answer_fails_them():
     rows = run.minilm_targets([minilm_row(32, 0.9, 0.7), minilm_row(512, 1.2, 0.95)])
     assert [(r[1], r[3]) for r in rows] == [("≤ 1.0×", "not met"), ("≤ 0.8×", "not met")]
     assert "per MiB kept" in rows[0][4] and "512 tokens" in rows[0][4]
+    assert "0.95× at 512 tokens, where the work bound is 0.864×" in rows[1][4]
     rows = run.minilm_targets([minilm_row(32, 0.9, 0.7)])
     assert [r[3] for r in rows] == ["met", "met"]
     assert [r[3] for r in run.minilm_targets([minilm_row(32, 0.9, 0.7, agree=False)])] == ["not met", "not met"]
