@@ -234,12 +234,15 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
     "resource timings on the page's own clock, measured by hand on this machine, 2026-11-24): the HTML and "
     "Streamlit's main bundle take 0.63–0.73 s to DOMContentLoaded; the first chart's element makes the browser "
     "fetch plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, from 0.95–1.11 s, and the fetch takes "
-    "0.36–0.37 s because the server's one Python process serves it while it runs the page (0.09–0.11 s for the "
-    "floor's page); evaluating it is one 0.70–0.75 s long task from 1.61–1.76 s; then one task of 0.39–0.45 s "
+    "0.36–0.46 s (0.09–0.11 s for the floor's page). The server is not the cause: its run of the page ends "
+    "before the fetch begins (70–122 ms from request to finish, its stamps); the browser is fetching about 40 "
+    "other chunks of the sidebar's and the page's elements meanwhile and rendering them in 100–130 ms tasks. "
+    "Evaluating it is one 0.70–0.75 s long task from 1.61–1.76 s; then one task of 0.39–0.45 s "
     "draws all 7 of the page's charts, and the first chart's SVG is added at its end (2.83–3.04 s), and a "
     "second task of 0.20–0.23 s follows. The floor's page does the same up to plotly's task and draws its one "
     "chart at 1.83 s. Without the KaTeX formulas (their 265 KB chunk) the first chart came no sooner (median of "
-    "5: 3.00 s against 2.94 s). A browser that has opened the app once keeps those bundles: the sidebar-link rows "
+    "5: 3.00 s against 2.94 s), nor without the statistics table (Streamlit's DataFrame, 1.2 MB of chunks; median "
+    "of 7: 3.11 s against 2.97 s). A browser that has opened the app once keeps those bundles: the sidebar-link rows "
     "above are a page's first chart without them.", "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
@@ -548,8 +551,8 @@ def browser_targets(tm) -> list[list]:
              if "floor" in tm else "")
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
              "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
-             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, more slowly while the server runs "
-             "the page, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts of the "
+             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, beside the chunks of the page's other "
+             "elements, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts of the "
              "page before the first is up; table 5 gives the breakdown. "
              "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
