@@ -10,6 +10,7 @@ with transformers, and that the filtered patterns are the same bits.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 
 import numpy as np
@@ -56,7 +57,8 @@ def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
     Row keys: tokens, ours_ms, transformers_ms, ratio, max_error, agree, values (every value recorded),
     and filtered_ms, filtered_ratio, filtered_values, filter, trace_mb, filtered_trace_mb,
     filtered_same_patterns (the filtered trace's patterns are bit for bit the full trace's; `agree`
-    requires it too), work_bound (see work_bound).
+    requires it too), work_bound (see work_bound), and ours_faults, filtered_faults, transformers_faults: minor
+    page faults per call while timing.
     """
     os.environ["HF_HUB_OFFLINE"] = "1"
     import transformers
@@ -91,13 +93,19 @@ def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
                 filtered_trace_mb=f_trace.nbytes / 2**20)
     del out, trace, f_out, f_trace, ref  # no trace of the check stays alive while timing
     times = {fn: [] for fn in (mine, filtered, reference)}
-    for _ in range(max(1, repeats // 5)):  # interleaved, so a neighbour's load hits all three alike
+    faults = dict.fromkeys(times, 0)  # minor page faults: fresh memory the forward touches for the first time
+    rounds = max(1, repeats // 5)
+    for _ in range(rounds):  # interleaved, so a neighbour's load hits all three alike
         for fn in times:
-            times[fn].append(median_ms(fn, 5))
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            times[fn].append(median_ms(fn, 5))  # 6 calls: 1 warm-up, 5 timed
+            faults[fn] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
     a, f, b = (statistics.median(times[fn]) for fn in (mine, filtered, reference))
+    per_call = {fn: n / (6 * rounds) for fn, n in faults.items()}
     return dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b, max_error=error,
                 agree=error <= 1e-5 and same, filtered_ms=f, filtered_ratio=f / b, filter=FILTER,
-                work_bound=work_bound(model.cfg, ids.shape[1]),
+                work_bound=work_bound(model.cfg, ids.shape[1]), ours_faults=per_call[mine],
+                filtered_faults=per_call[filtered], transformers_faults=per_call[reference],
                 filtered_same_patterns=same, **kept)
 
 

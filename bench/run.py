@@ -119,12 +119,17 @@ def section_bert(rows) -> list[str]:
            "1e-5, and the filtered trace holds every layer's pattern, the full trace's bit for bit. Work bound: the "
            "multiply-adds the filtered forward cannot do without (every layer but the last whole, and the last one's "
            "Q and K maps and QKᵀ) over those of transformers' whole forward, counted from the shapes "
-           "(`bench.bert.work_bound`).", ""]
+           "(`bench.bert.work_bound`). Page faults: minor page faults per call while timing (`getrusage`), the fresh "
+           "memory each forward touches; how many there are depends on what the allocator kept from the calls "
+           "before, so they explain a row that moves between runs.", ""]
     out += table(["tokens", "transformers ms", "ours, every value: ms", "ratio", "values, MiB",
-                  f"ours, `{flt}`: ms", "ratio", "work bound", "values, MiB", "largest difference", "check: agree"],
+                  f"ours, `{flt}`: ms", "ratio", "work bound", "values, MiB",
+                  f"page faults: transformers / ours / `{flt}`", "largest difference", "check: agree"],
                  [[r["tokens"], f"{r['transformers_ms']:.2f}", f"{r['ours_ms']:.2f}", f"{r['ratio']:.2f}×",
                    f"{r['values']}, {r['trace_mb']:.1f}", f"{r['filtered_ms']:.2f}", f"{r['filtered_ratio']:.2f}×",
-                   f"{r['work_bound']:.3f}×", f"{r['filtered_values']}, {r['filtered_trace_mb']:.1f}", f"{r['max_error']:.1e}",
+                   f"{r['work_bound']:.3f}×", f"{r['filtered_values']}, {r['filtered_trace_mb']:.1f}",
+                   f"{r['transformers_faults']:,.0f} / {r['ours_faults']:,.0f} / {r['filtered_faults']:,.0f}",
+                   f"{r['max_error']:.1e}",
                    yes(r["agree"] and r["filtered_same_patterns"])] for r in rows])
     return out
 
@@ -418,7 +423,8 @@ def minilm_targets(minilm) -> list[list]:
             why = "; ".join(
                 f"at {r['tokens']} tokens ours takes {r['ours_ms'] - r['transformers_ms']:.1f} ms more and keeps {r[n_key]} "
                 f"values, {r[mb_key]:.0f} MiB, alive ({(r['ours_ms'] - r['transformers_ms']) / max(r[mb_key], 1e-9):.2f} ms "
-                "per MiB kept)" for r in over) + (
+                f"per MiB kept; page faults per call: ours {r['ours_faults']:,.0f}, transformers "
+                f"{r['transformers_faults']:,.0f})" for r in over) + (
                 ". The trace no longer stores scores_scaled or scores_masked (derived on read) and the arithmetic is "
                 "the same kernels; the remaining gap is the memory the trace keeps that transformers frees as it goes "
                 "(fresh pages to fault in and fill; this run's cost per MiB kept is given for each length above).")
