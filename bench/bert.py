@@ -95,13 +95,14 @@ def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
     times = {fn: [] for fn in (mine, filtered, reference)}
     faults = dict.fromkeys(times, 0)  # minor page faults: fresh memory the forward touches for the first time
     rounds = max(1, repeats // 5)
+    timed, warmup = 5, 1
     for _ in range(rounds):  # interleaved, so a neighbour's load hits all three alike
         for fn in times:
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-            times[fn].append(median_ms(fn, 5))  # 6 calls: 1 warm-up, 5 timed
+            times[fn].append(median_ms(fn, timed, warmup))
             faults[fn] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
     a, f, b = (statistics.median(times[fn]) for fn in (mine, filtered, reference))
-    per_call = {fn: n / (6 * rounds) for fn, n in faults.items()}
+    per_call = {fn: n / ((timed + warmup) * rounds) for fn, n in faults.items()}
     return dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b, max_error=error,
                 agree=error <= 1e-5 and same, filtered_ms=f, filtered_ratio=f / b, filter=FILTER,
                 work_bound=work_bound(model.cfg, ids.shape[1]), ours_faults=per_call[mine],

@@ -266,7 +266,8 @@ def section_timing(tm, why) -> list[str]:
            "Explorer page, translate-en-fr, the 32-token sentence, a fresh browser context per repeat. First chart: "
            "on the page's own clock, from the navigation's start (`performance.now()`) to the moment the first "
            "`[data-testid=\"stPlotlyChart\"] .main-svg` is added (a MutationObserver set before the page loads; "
-           "playwright's own wait looks every 500 ms after its first checks, and once added up to 0.7 s). Re-render: a new sentence "
+           "playwright's own wait looks every 500 ms after its first checks, and once added up to 0.7 s). "
+           "Re-render: a new sentence "
            "typed in the sidebar box, timed in the page from the Enter key's own event (`keydown`, its `timeStamp`) to "
            "the first animation frame in which the first chart's data (x, y, text, customdata) differs "
            "(`page.wait_for_function`, `polling=\"raf\"`), as table 5b times a control. Each new sentence is one "
@@ -431,11 +432,11 @@ def minilm_targets(minilm) -> list[list]:
         else:
             why = "; ".join(f"{r[key]:.2f}× at {r['tokens']} tokens, where the work bound is {r['work_bound']:.3f}×"
                             for r in over) + (
-                ": the goal is under the bound. Ours already leaves out all it can: the patterns of the last layer "
-                "need every layer before it whole and that layer's Q and K; only its V map (1 of the 6 layers' 72 "
-                "d_model² × tokens products) is still computed. What it does is the same MKL matrix product as "
-                "transformers' (aten::addmm: 80 % of either at 128 tokens, torch.profiler, one thread), already at this "
-                "core's peak: 128×384 by 384×1536 takes 1.5 ms, 50 G multiply-adds/s, and MKL's packed weights and "
+                ": the goal is under the bound. The patterns of the last layer need every layer before it whole and "
+                "that layer's Q and K; ours computes only one product more, that layer's V map (1 of the 6 layers' "
+                "72 d_model² × tokens products). What it does is the same MKL matrix product as transformers' "
+                "(aten::addmm: 80 % of either at 128 tokens, torch.profiler, one thread), already at this core's peak: "
+                "128×384 by 384×1536 takes 1.5 ms, 50 G multiply-adds/s, and MKL's packed weights and "
                 "oneDNN's were no faster (measured by hand, 2026-11-24).")
         out.append([f"MiniLM traced forward vs transformers, {what}", f"≤ {goal:.1f}×",
                     ", ".join(f"{r[key]:.2f}× at {r['tokens']}" for r in minilm), verdict(ok), why])
@@ -557,9 +558,9 @@ def browser_targets(tm) -> list[list]:
              if "floor" in tm else "")
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
              "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
-             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, beside the chunks of the page's other "
-             "elements, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts of the "
-             "page before the first is up; table 5 gives the breakdown. "
+             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, beside the chunks of the page's "
+             "other elements, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts "
+             "of the page before the first is up; table 5 gives the breakdown. "
              "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",

@@ -101,7 +101,6 @@ def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
     assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) for r in rows)
     assert all(math.isclose(r["filtered_ratio"], r["filtered_ms"] / r["transformers_ms"]) for r in rows)
     assert all(r["filtered_values"] == 6 and r["filtered_trace_mb"] < r["trace_mb"] for r in rows)
-    assert all(min(r["ours_faults"], r["filtered_faults"], r["transformers_faults"]) >= 0 for r in rows)
     lines = run.section_bert(rows)
     assert f"{rows[1]['transformers_faults']:,.0f} / {rows[1]['ours_faults']:,.0f} /" in lines[-2]  # the 128 row
     assert sum(line.startswith("|") for line in lines) == 2 + len(rows)  # header, rule, one row per length
