@@ -24,24 +24,25 @@ ATTN_LEAVES = (
 )
 
 
-# Derived from the scores on reading, never stored (see hook_points): what each is rebuilt from.
+# Derived on reading, never stored (see hook_points): the scores from q and k, the rest from the scores.
 DERIVED = ("scores_scaled", "scores_masked")
+FROM_QK = ("scores", *DERIVED)
 
 
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None, bias_recipe=None):
     """softmax(QKᵀ/√d_k + bias, masked) V for q [b, h, q, d], k and v [b, h, k, d] → (z, weights).
 
-    Records scores before scaling, after scaling (and any position bias), after the mask, and
-    after softmax, the split points a teacher wants to show one by one. The scaled and masked
-    scores are recorded as recipes (hook_points.derive) when the scores are kept in float32 and
-    any bias can be rebuilt: `bias_recipe` = (n_heads, start, q_len, k_len) of an ALiBi bias.
+    Records the scores before scaling, after scaling (and any position bias), after the mask, and after softmax, the
+    split points a teacher shows one by one. In float32 the first three are recipes (hook_points.derive): the scores
+    from the kept q and k, the rest from them if any bias can be rebuilt (`bias_recipe`: an ALiBi bias's arguments).
 
     Where no trace keeps a [b, h, q, k] intermediate and no gradient is taken, the next step
     writes into it instead of allocating another: the same float32 operations, so the same bits.
     """
     scores = q @ k.transpose(-2, -1)  # [b, h, q, k]
-    kept = record(module, "scores", scores, needed_by=DERIVED)
-    owned = not kept and not torch.is_grad_enabled()  # may scores be overwritten?
+    derived = scores.dtype == torch.float32 and record_derived(module, "scores", ("product", ("q", "k")), DERIVED)
+    stored = not derived and record(module, "scores", scores, needed_by=DERIVED)
+    owned = not stored and not torch.is_grad_enabled()  # may scores be overwritten?
     divisor = math.sqrt(q.shape[-1]) if scale else None
     scaled = scores
     if divisor is not None:
@@ -50,8 +51,8 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=No
     if bias is not None:
         scaled = scaled.add_(bias) if owned else scaled + bias  # [b, h, q, k]
         owned = not torch.is_grad_enabled()
-    if kept and scores.dtype == torch.float32 and (bias is None or bias_recipe is not None):
-        record_derived(module, "scores_scaled", ("scaled", "scores", divisor, None if bias is None else bias_recipe))
+    if (derived or stored) and scores.dtype == torch.float32 and (bias is None or bias_recipe is not None):
+        record_derived(module, "scores_scaled", ("scaled", ("scores",), divisor, None if bias is None else bias_recipe))
     elif record(module, "scores_scaled", scaled, needed_by=("scores_masked",)):
         owned = False
     masked = scaled
@@ -59,7 +60,7 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=No
     if blocking:
         masked = masked.masked_fill_(~mask, float("-inf")) if owned else masked.masked_fill(~mask, float("-inf"))
         owned = not torch.is_grad_enabled()
-    record_derived(module, "scores_masked", ("masked", "scores_scaled", mask if blocking else None))
+    record_derived(module, "scores_masked", ("masked", ("scores_scaled",), mask if blocking else None))
     if mask is not None and not blocking:  # no key blocked, so no row fully blocked: plain softmax
         weights = torch.softmax(masked, dim=-1, out=masked) if owned else torch.softmax(masked, dim=-1)
     else:
@@ -120,8 +121,9 @@ class MultiHeadAttention(nn.Module):
         if memory is None and self.positional == "alibi":
             recipe = (self.n_heads, start, x.shape[1], k.shape[2])  # what the trace rebuilds the bias from
             bias = alibi_bias_range(*recipe)  # [1, h, q, k]
-        for leaf, value in (("q", q), ("k", k), ("v", v)):
-            record(self, leaf, value)
+        for leaf, value in (("q", q), ("k", k)):
+            record(self, leaf, value, needed_by=FROM_QK)  # the scores are derived from them
+        record(self, "v", v)
         z, weights = attention(q, k, v, mask, bias, scale_scores(), self.dropout if self.training else None, self, recipe)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]

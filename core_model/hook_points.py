@@ -10,13 +10,18 @@ Two ways to keep less (issue 14):
 - A names filter (`recording(names=...)`, like TransformerLens's names_filter) decides per name
   whether a value is kept. A value the filter does not want is never converted or kept, so its
   tensor is freed as soon as the forward pass is done with it.
-- Derived values. `scores_scaled` and `scores_masked` follow exactly from `scores`, the 1/√d_head
-  switch, the ALiBi bias and the mask: float32 division and addition are exactly rounded in torch
-  and in numpy alike, and masking only copies values or writes -inf. So instead of two more
-  [b, h, q, k] arrays per attention block the recorder keeps a recipe (a divisor, the ALiBi bias's
-  parameters, the mask as a small bool array shared by every layer) and computes them, bit for bit
-  what torch computed, only when someone reads them. At 512 tokens each such array of lm-en is
-  4 MiB per layer, of MiniLM 12 MiB per layer, as large as the scores themselves.
+- Derived values. The scores are Q Kᵀ, one torch product of the kept q and k: derived again
+  with the same product when read, they cost no [b, h, q, k] array per attention block (the q and
+  k they come from are kept anyway, and are smaller once a text is longer than 2 d_head tokens).
+  It is the same torch product of the same values, so the same bits as the forward's (checked on
+  an AMD EPYC at one and two threads, and after pickling, when q and k are contiguous copies;
+  tests/core/test_trace_memory.py checks it on whatever CPU runs the tests).
+  `scores_scaled` and `scores_masked` follow exactly from the scores, the 1/√d_head switch, the
+  ALiBi bias and the mask: float32 division and addition are exactly rounded in torch and in numpy
+  alike, and masking only copies values or writes -inf. So instead of three [b, h, q, k] arrays per
+  attention block the recorder keeps recipes (a divisor, the ALiBi bias's parameters, the mask as a
+  small bool array shared by every layer) and computes them only when someone reads them. At 512
+  tokens each such array of lm-en is 4 MiB per layer, of MiniLM 12 MiB per layer.
 
 This module sits below every module that records (attention, layers, model), so trace.py can
 build its typed views on their declared leaf names without an import cycle.
@@ -199,13 +204,17 @@ class Recorder:
         return sum(size for _, size in {where(v) for v in kept})
 
 
-def derive(recorder: Recorder, kind: str, source: str, *args) -> np.ndarray:
-    """Recompute a derived value from its source exactly as attention() computed it in torch.
+def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np.ndarray:
+    """Recompute a derived value from its sources exactly as attention() computed it in torch.
 
+    'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by
     the same alibi_bias call. 'masked': -inf where the mask blocks, the source elsewhere.
     """
-    base = recorder[source]
+    base, *others = (recorder[s] for s in sources)
+    if kind == "product":
+        q, k = torch.from_numpy(base.copy()), torch.from_numpy(others[0].copy())
+        return (q @ k.transpose(-2, -1)).numpy()
     if kind == "scaled":
         divisor, bias = args
         out = base if divisor is None else base / np.float32(divisor)
@@ -259,20 +268,29 @@ def wanted(module, leaf: str) -> bool:
     return recorder is not None and recorder.wanted(_name(module, leaf))
 
 
-def record_derived(module, leaf: str, recipe: tuple) -> None:
-    """Note '<module path>.<leaf>' as derived by `recipe` (kind, source leaf, args...) from a kept value."""
+def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] | None = None) -> bool:
+    """Note '<module path>.<leaf>' as derived by `recipe` (kind, source leaves, args...) from kept values; True if
+    noted. Without `needed_by`, it is noted whenever its sources are kept (derived values come with what they derive
+    from). With `needed_by` (the leaves derived in turn from this one) it is only an offer: noted when its sources are
+    kept and it or one of those leaves is wanted; otherwise nothing is reached, and the caller records the value."""
     recorder = _ACTIVE.get()
     if recorder is None:
-        return
+        return False
     name = _name(module, leaf)
+    kind, sources, *args = recipe
+    sources = tuple(_name(module, s) for s in sources)
+    noted = all(recorder.available(s) for s in sources)
+    if needed_by is not None:
+        noted = noted and (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by))
+        if not noted:
+            return False
     recorder.reach(name)
-    kind, source, *args = recipe
-    source = _name(module, source)
-    if recorder.available(source):
+    if noted:
         args = [recorder.mask_array(a) if isinstance(a, torch.Tensor) else a for a in args]
-        recorder.recipes[name] = (kind, source, *args)
+        recorder.recipes[name] = (kind, sources, *args)
         if name == recorder.stop_after:
             raise Stopped(name)
+    return noted
 
 
 def set_paths(model: torch.nn.Module) -> None:

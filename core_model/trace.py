@@ -4,10 +4,10 @@ Recording itself is in hook_points (a ContextVar per call, never a torch hook); 
 re-exported here. A name is `<module path>.<leaf>`, the leaves each recording module declares
 beside it: EMBED_LEAVES, LAYER_LEAVES, ATTN_LEAVES, FFN_LEAVES, STACK_LEAVES, MODEL_LEAVES.
 
-A trace keeps the arrays the forward pass made, except `scores_scaled` and `scores_masked`, which
-it derives bit for bit from the scores when read (hook_points explains why and how); run_with_trace's
+A trace keeps the arrays the forward pass made, except `scores`, `scores_scaled` and `scores_masked`,
+which it derives bit for bit from q and k when read (hook_points explains why and how); run_with_trace's
 `names` filter keeps only what it names. lm-en at 512 tokens: 61.9 MiB kept before issue 14, 37.1 MiB
-now, 12.0 MiB with names="*.pattern".
+with the scores kept, 25.1 MiB now, 12.0 MiB with names="*.pattern".
 """
 from __future__ import annotations
 
@@ -71,8 +71,8 @@ class EmbedView:
 class Trace:
     """Every value recorded in one call, by name; typed views spare callers from building names.
 
-    Most values are arrays kept from the forward pass; `scores_scaled` and `scores_masked` are
-    derived from the scores on reading, bit for bit (see hook_points). A trace made with a names
+    Most values are arrays kept from the forward pass; `scores`, `scores_scaled` and `scores_masked`
+    are derived from q and k on reading, bit for bit (see hook_points). A trace made with a names
     filter raises NotRecorded (a KeyError naming the value and the filter) for what it left out.
     """
 
@@ -162,7 +162,7 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     names (like TransformerLens's names_filter) picks what the trace keeps: None keeps every
     value; a name, an fnmatch pattern ("*.pattern") or an iterable of them; or a callable
     name -> bool. What is left out is never converted or kept, so it is freed as the forward
-    pass goes on; derived values come with what they derive from (the scores).
+    pass goes on; derived values come with what they derive from (the scores with q and k).
 
     stop_after (a name the filter keeps; like TransformerLens's stop_at_layer) ends the forward pass
     once that value is recorded: nothing after it is computed and the output is None. A name the

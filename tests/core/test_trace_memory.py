@@ -1,4 +1,4 @@
-"""Issue 14: what a trace keeps. Derived scores equal torch's bit for bit, the names filter keeps
+"""Issue 14: what a trace keeps. Derived scores equal the forward's and torch's bit for bit, the names filter keeps
 only what it names, lm-en reads 2,048 tokens, and cached decoding still equals a recompute."""
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import ModelConfig, Transformer, checkpoint, run_with_trace
+from torch.overrides import TorchFunctionMode
+
+from core_model import ModelConfig, Transformer, bert, checkpoint, run_with_trace
 from core_model.attention import ATTN_LEAVES
 from core_model.decoding import greedy
 from core_model.masks import causal_mask, combine, padding_mask
@@ -87,15 +89,63 @@ def test_derived_scores_are_torchs_bit_for_bit(overrides, scale, pad_mask):
             assert not view.scores_masked.flags.writeable
 
 
+class Products(TorchFunctionMode):
+    """A copy of every 4-D product the forward takes, as it is made: per attention block, Q Kᵀ and then pattern V."""
+
+    def __init__(self):
+        super().__init__()
+        self.made: list[torch.Tensor] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in (torch.matmul, torch.Tensor.matmul, torch.Tensor.__matmul__) and out.dim() == 4:  # `@` calls matmul
+            self.made.append(out.detach().clone())  # before attention() scales it in place
+        return out
+
+
+def assert_scores_are_the_forwards(model, *args, **kwargs):
+    """The scores a trace derives on reading are the very Q Kᵀ its forward computed: the same bits, also
+    once the trace has been pickled (st.cache_data) and its q and k are plain contiguous arrays."""
+    with Products() as products:
+        _, trace = run_with_trace(model, *args, **kwargs)
+    names = [n for n in trace.names if n.endswith(".scores")]
+    assert names and len(products.made) == 2 * len(names)
+    assert not any(n.endswith(".scores") for n in trace._recorder.values)  # derived, not stored
+    again = pickle.loads(pickle.dumps(trace))
+    for name, made in zip(names, products.made[0::2]):
+        assert np.array_equal(trace[name], made.numpy()), name
+        assert np.array_equal(again[name], made.numpy()), name
+
+
+@pytest.mark.parametrize("overrides", CASES.values(), ids=CASES.keys())
+def test_derived_scores_are_the_forwards_q_k_product_bit_for_bit(overrides):
+    model = make_model(**overrides)
+    assert_scores_are_the_forwards(model, *inputs(model))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_minilms_derived_scores_are_its_forwards_at_any_thread_count(threads):
+    loaded = checkpoint.load(bert.minilm_path())
+    ids = loaded.tokenizers["src"].encode(" ".join(["attention heads read every word of it"] * 16), add_bos=True,
+                                          add_eos=True)
+    assert 100 < len(ids) <= 512
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        assert_scores_are_the_forwards(loaded.model, ids)
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_derived_values_are_listed_but_not_stored():
     model = make_model()
     _, trace = run_with_trace(model, SRC, TGT)
     name = "encoder.layers.0.self_attn.scores_scaled"
     assert name in trace and name in trace.names and "decoder.layers.1.cross_attn.scores_masked" in trace
-    derived_names = [n for n in trace.names if n.endswith((".scores_scaled", ".scores_masked"))]
+    derived_names = [n for n in trace.names if n.endswith((".scores", ".scores_scaled", ".scores_masked"))]
     kept = sum(trace[n].nbytes for n in trace.names if n not in derived_names)
     scores = sum(trace[n].nbytes for n in trace.names if n.endswith(".scores"))
-    assert sum(trace[n].nbytes for n in derived_names) == 2 * scores  # as large as the scores, twice over
+    assert sum(trace[n].nbytes for n in derived_names) == 3 * scores  # as large as the scores, three times over
     assert trace.nbytes <= kept + 200  # + the masks, a few bytes each; nothing derived is counted
     # Read twice while held: the same array; a trace pickles (st.cache_data) and reads alike afterwards.
     assert trace[name] is trace[name]
@@ -141,15 +191,18 @@ def test_filter_keeps_exactly_what_it_names_with_the_same_values(names, expected
     assert part.nbytes < full.nbytes
 
 
-def test_derived_values_come_with_the_scores_they_derive_from():
-    _, only_scores = full_and("encoder.layers.0.self_attn.scores")
-    assert only_scores.names == ["encoder.layers.0.self_attn.scores", "encoder.layers.0.self_attn.scores_scaled",
-                                 "encoder.layers.0.self_attn.scores_masked"]
+def test_derived_values_come_with_what_they_derive_from():
+    block = "encoder.layers.0.self_attn."
+    _, only_scores = full_and(block + "scores")
+    assert only_scores.names == [block + leaf for leaf in ("q", "k", "scores", "scores_scaled", "scores_masked")]
     full, only_masked = full_and("*.self_attn.scores_masked")
-    assert "decoder.layers.1.self_attn.scores" in only_masked  # kept because what was asked derives from it
+    for leaf in ("q", "k", "scores"):  # kept (or derived) because what was asked derives from them
+        assert f"decoder.layers.1.self_attn.{leaf}" in only_masked
     assert np.array_equal(only_masked["decoder.layers.1.self_attn.scores_masked"],
                           full["decoder.layers.1.self_attn.scores_masked"])
-    assert "decoder.layers.1.self_attn.pattern" not in only_masked
+    assert "decoder.layers.1.self_attn.pattern" not in only_masked and "decoder.layers.1.self_attn.v" not in only_masked
+    _, only_qk = full_and(["*.q", "*.k"])  # q and k alone: nothing is derived from them unasked
+    assert not [n for n in only_qk.names if ".scores" in n]
 
 
 def test_asking_a_filtered_trace_for_what_it_left_out_names_the_value_and_the_filter():
