@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import resource
 import statistics
+from functools import partial
 
 import numpy as np
 import torch
@@ -55,6 +56,7 @@ def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
     """Per length: median ms per forward of ours (all values; filtered) and of transformers, interleaved.
 
     Row keys: tokens, ours_ms, transformers_ms, ratio, max_error, agree, values (every value recorded),
+    plain_ms (ours untraced: `model(ids)` under no_grad; `agree` requires its output to equal the traced one's),
     and filtered_ms, filtered_ratio, filtered_values, filter, trace_mb, filtered_trace_mb,
     filtered_same_patterns (the filtered trace's patterns are bit for bit the full trace's; `agree`
     requires it too), work_bound (see work_bound), and ours_faults, filtered_faults, transformers_faults: minor
@@ -71,41 +73,40 @@ def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
     return [bench_length(ours.model, theirs, ids_of_length(ours.tokenizers["src"], n), repeats) for n in sizes]
 
 
+def no_grad(module, *args, **kwargs):
+    with torch.no_grad():
+        return module(*args, **kwargs)
+
+
 def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
-    """One row of bench_bert: the check first, then the three forwards timed in turn."""
-    def mine():
-        return run_with_trace(model, ids)
-
+    """One row of bench_bert: the check first, then the four forwards timed in turn."""
     last = f"encoder.layers.{model.cfg.n_encoder_layers - 1}.self_attn.pattern"
-
-    def filtered():
-        return run_with_trace(model, ids, names=FILTER, stop_after=last)
-
-    def reference():
-        with torch.no_grad():
-            return theirs(ids, output_attentions=True)
-
+    mine = partial(run_with_trace, model, ids)
+    filtered = partial(run_with_trace, model, ids, names=FILTER, stop_after=last)
+    plain = partial(no_grad, model, ids)
+    reference = partial(no_grad, theirs, ids, output_attentions=True)
     (out, trace), (f_out, f_trace), ref = mine(), filtered(), reference()
     error = max(agreement(out, trace, ref), agreement(f_out, f_trace, ref))
     same = f_out is None and len(f_trace) == len(ref.attentions) and all(
         np.array_equal(f_trace[name], trace[name]) for name in f_trace.names)
+    untraced_same = torch.equal(plain(), out)  # tracing changes no bit of the output
     kept = dict(values=len(trace), filtered_values=len(f_trace), trace_mb=trace.nbytes / 2**20,
                 filtered_trace_mb=f_trace.nbytes / 2**20)
     del out, trace, f_out, f_trace, ref  # no trace of the check stays alive while timing
-    times = {fn: [] for fn in (mine, filtered, reference)}
+    times = {fn: [] for fn in (mine, filtered, plain, reference)}
     faults = dict.fromkeys(times, 0)  # minor page faults: fresh memory the forward touches for the first time
     rounds = max(1, repeats // 5)
     timed, warmup = 5, 1
-    for _ in range(rounds):  # interleaved, so a neighbour's load hits all three alike
+    for _ in range(rounds):  # interleaved, so a neighbour's load hits all four alike
         for fn in times:
             before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
             times[fn].append(median_ms(fn, timed, warmup))
             faults[fn] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
-    a, f, b = (statistics.median(times[fn]) for fn in (mine, filtered, reference))
+    a, f, p, b = (statistics.median(times[fn]) for fn in (mine, filtered, plain, reference))
     per_call = {fn: n / ((timed + warmup) * rounds) for fn, n in faults.items()}
     return dict(tokens=ids.shape[1], ours_ms=a, transformers_ms=b, ratio=a / b, max_error=error,
-                agree=error <= 1e-5 and same, filtered_ms=f, filtered_ratio=f / b, filter=FILTER,
-                work_bound=work_bound(model.cfg, ids.shape[1]), ours_faults=per_call[mine],
+                agree=error <= 1e-5 and same and untraced_same, plain_ms=p, filtered_ms=f, filtered_ratio=f / b,
+                filter=FILTER, work_bound=work_bound(model.cfg, ids.shape[1]), ours_faults=per_call[mine],
                 filtered_faults=per_call[filtered], transformers_faults=per_call[reference],
                 filtered_same_patterns=same, **kept)
 
