@@ -250,8 +250,14 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
     "second task of 0.20–0.23 s follows. The floor's page does the same up to plotly's task and draws its one "
     "chart at 1.83 s. Without the KaTeX formulas (their 265 KB chunk) the first chart came no sooner (median of "
     "5: 3.00 s against 2.94 s), nor without the statistics table (Streamlit's DataFrame, 1.2 MB of chunks; median "
-    "of 7: 3.11 s against 2.97 s). A browser that has opened the app once keeps those bundles: the sidebar-link rows "
-    "above are a page's first chart without them.", "",
+    "of 7: 3.11 s against 2.97 s). Drawing fewer charts first (medians of 5, one session, 2026-11-24, when the "
+    "unchanged page took 3.70 s and the floor 1.90 s): the six charts below the grid inside a collapsed "
+    "`st.expander` 3.32 s, since Streamlit draws a folded chart too (18 of the page's 21 plotly SVG layers were "
+    "inside it when the first one was added); behind a switch that is off, so never sent, 2.71 s, still 0.8 s over "
+    "the floor with only the grid and the sidebar; a small chart placed first on the page, so that plotly's "
+    "bundle is asked for before the sidebar's chunks, no sooner (3.20–3.37 s, three loads). A browser that has "
+    "opened the app once keeps those bundles: the sidebar-link rows above are a page's first chart without them.",
+    "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
     "run's messages reach the page 80–240 ms after the key; then one long task redraws every chart of the page "
