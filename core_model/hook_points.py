@@ -10,12 +10,11 @@ Two ways to keep less (issue 14):
 - A names filter (`recording(names=...)`, like TransformerLens's names_filter) decides per name
   whether a value is kept. A value the filter does not want is never converted or kept, so its
   tensor is freed as soon as the forward pass is done with it.
-- Derived values. The scores are Q Kᵀ, one torch product of the kept q and k: derived again
-  with the same product when read, they cost no [b, h, q, k] array per attention block (the q and
-  k they come from are kept anyway, and are smaller once a text is longer than 2 d_head tokens).
-  It is the same torch product of the same values, so the same bits as the forward's (checked on
-  an AMD EPYC at one and two threads, and after pickling, when q and k are contiguous copies;
-  tests/core/test_trace_memory.py checks it on whatever CPU runs the tests).
+- Derived values. The scores are Q Kᵀ of the kept q and k: taken again by the same torch product
+  when read, they cost no [b, h, q, k] array per attention block and come out as the forward's
+  bits (seen on an AMD EPYC at one and two threads, and after pickling, when q and k are contiguous
+  copies; tests/core/test_trace_memory.py checks it on whatever CPU runs the tests). q and k are
+  kept anyway, and are smaller than the scores once a text is longer than 2 d_head tokens.
   `scores_scaled` and `scores_masked` follow exactly from the scores, the 1/√d_head switch, the
   ALiBi bias and the mask: float32 division and addition are exactly rounded in torch and in numpy
   alike, and masking only copies values or writes -inf. So instead of three [b, h, q, k] arrays per
