@@ -49,7 +49,7 @@ def torch_masks(model, pad_mask: bool) -> dict[str, torch.Tensor | None]:
 
 
 def torch_derived(trace, stack, i, kind, mask, scale, alibi):
-    """scores_scaled and scores_masked computed in torch from the recorded scores, as the model did."""
+    """scores_scaled and scores_masked computed in torch from the trace's scores, as the model did."""
     scores = torch.from_numpy(trace[f"{stack}.layers.{i}.{kind}.scores"].copy())
     d_head = trace[f"{stack}.layers.{i}.{kind}.q"].shape[-1]
     scaled = scores / math.sqrt(d_head) if scale else scores
