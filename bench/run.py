@@ -246,7 +246,8 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
     "before the fetch begins (70–122 ms from request to finish, its stamps); the browser is fetching about 40 "
     "other chunks of the sidebar's and the page's elements meanwhile and rendering them in 100–130 ms tasks. "
     "Evaluating it is one 0.70–0.75 s long task from 1.61–1.76 s; then one task of 0.39–0.45 s "
-    "draws all 7 of the page's charts, and the first chart's SVG is added at its end (2.83–3.04 s), and a "
+    "draws all 7 of the page's charts (the comparison's three among them, then on by default), and the first "
+    "chart's SVG is added at its end (2.83–3.04 s), and a "
     "second task of 0.20–0.23 s follows. The floor's page does the same up to plotly's task and draws its one "
     "chart at 1.83 s. Without the KaTeX formulas (their 265 KB chunk) the first chart came no sooner (median of "
     "5: 3.00 s against 2.94 s), nor without the statistics table (Streamlit's DataFrame, 1.2 MB of chunks; median "
@@ -256,7 +257,9 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
     "inside it when the first one was added); behind a switch that is off, so never sent, 2.71 s, still 0.8 s over "
     "the floor with only the grid and the sidebar; a small chart placed first on the page, so that plotly's "
     "bundle is asked for before the sidebar's chunks, no sooner (3.20–3.37 s, three loads). A browser that has "
-    "opened the app once keeps those bundles: the sidebar-link rows above are a page's first chart without them.",
+    "opened the app once keeps those bundles: the sidebar-link rows above are a page's first chart without them. "
+    "With the comparison off by default, as it is now (below), the page opens with 4 charts: medians of 9, table "
+    "5's method, two servers of each kind in turn, 2.98 and 2.78 s against 3.03 and 3.01 s with it on.",
     "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
@@ -267,7 +270,10 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three l
     "figure's margins come from its labels' lengths instead of plotly's automargin, which draws each chart, "
     "measures every label in the page and draws it again (`viz_app/figures/room.py`; plotly.js alone drawing "
     "the explorer's 7 charts: 228–324 ms with automargin, 116–129 ms without). Eight new sentences, standalone: "
-    "Enter → updated chart median 0.54 s before both, 0.34 s after.", ""]
+    "Enter → updated chart median 0.54 s before both, 0.34 s after. Then the comparison of two heads (three "
+    "heatmaps and a table, redrawn for every new sentence) became a section one switches on, or a link that names "
+    "a comparison opens (`viz_app/place/compare.py`): nine new sentences per server, two servers of each kind in "
+    "turn, Enter → updated chart medians 0.27 and 0.29 s without it against 0.39 and 0.38 s with it.", ""]
 
 
 def section_timing(tm, why) -> list[str]:
@@ -570,8 +576,8 @@ def browser_targets(tm) -> list[list]:
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
              "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
              "plotly's 4.7 MB bundle is fetched only when the first chart arrives, beside the chunks of the page's "
-             "other elements, and evaluating it is one ~0.7 s long task; then one ~0.4 s task draws all 7 charts "
-             "of the page before the first is up; table 5 gives the breakdown. "
+             "other elements, and evaluating it is one ~0.7 s long task; then one long task draws all the page's "
+             "charts before the first is up; table 5 gives the breakdown. "
              "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",

@@ -15,8 +15,38 @@ from viz_app.views.compare import align
 from .conftest import assert_clean, chart_names, named_chart, named_z, open_page
 
 
+def compare_page(**state):
+    """The explorer with its comparison switched on (it is off by default) and `state` set."""
+    return open_page("explorer", **{"explorer.compare": True, **state})
+
+
+def test_the_comparison_is_off_until_switched_on_and_a_link_naming_one_opens_it():
+    from streamlit.testing.v1 import AppTest
+
+    from .conftest import APP
+
+    at = open_page("explorer")
+    assert_clean(at)
+    assert at.toggle(key="explorer.compare").value is False
+    assert not [name for name in chart_names(at) if name.startswith("explorer.compare.")]
+    assert "explorer.compare.mode" not in at.session_state  # nothing of it read, so nothing put in the link
+    at.toggle(key="explorer.compare").set_value(True).run()
+    assert_clean(at)
+    assert {"explorer.compare.a", "explorer.compare.b", "explorer.compare.diff"} <= set(chart_names(at))
+    assert at.query_params["explorer.compare"] == "1"  # in the link
+    for link, shown in (({"explorer.compare.b": "encoder.self_attn:2:3"}, True),
+                        ({"explorer.compare.b": "encoder.self_attn:2:3", "explorer.compare": "0"}, False)):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update(link)
+        at.switch_page("app_pages/explorer.py")
+        at.run()
+        assert_clean(at)
+        assert at.toggle(key="explorer.compare").value is shown
+        assert ("explorer.compare.diff" in chart_names(at)) is shown
+
+
 def test_the_difference_is_the_first_head_minus_the_second_and_the_heads_are_the_models():
-    at = open_page("explorer", **{"explorer.compare.a": "encoder.self_attn:0:1",
+    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:1",
                                   "explorer.compare.b": "encoder.self_attn:2:3"})
     assert_clean(at)
     a, b, diff = (named_z(at, f"explorer.compare.{w}") for w in ("a", "b", "diff"))
@@ -32,7 +62,7 @@ def test_the_difference_is_the_first_head_minus_the_second_and_the_heads_are_the
 
 
 def test_heads_over_different_tokens_are_shown_without_a_difference():
-    at = open_page("explorer", **{"explorer.compare.a": "encoder.self_attn:0:0",
+    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:0",
                                   "explorer.compare.b": "decoder.cross_attn:0:0"})
     assert_clean(at)
     assert "explorer.compare.b" in chart_names(at) and "explorer.compare.diff" not in chart_names(at)
@@ -58,7 +88,7 @@ def encoder_pattern(sentence: str, layer: int, head: int):
 
 
 def test_one_head_on_a_minimal_pair_differs_over_the_shared_tokens_only():
-    at = open_page("explorer", src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": CATS,
+    at = compare_page(src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": CATS,
                                            "explorer.compare.a": "encoder.self_attn:1:2"})
     assert_clean(at)
     ids_a, a = encoder_pattern(CAT, 1, 2)
@@ -83,7 +113,7 @@ def decoder_pattern(name: str, sentence: str, layer: int, head: int):
 
 
 def test_one_sentence_on_two_models_with_one_tokenizer_differs_at_every_cell():
-    at = open_page("explorer", model="lm-en", src=EXAMPLES["lm-en"],
+    at = compare_page(model="lm-en", src=EXAMPLES["lm-en"],
                    **{"explorer.compare.mode": "models", "explorer.compare.model": "lm-en-rope",
                       "explorer.compare.a": "decoder.self_attn:2:1",
                       "explorer.compare.model_head": "decoder.self_attn:1:3"})
@@ -119,7 +149,7 @@ def test_a_link_reopens_the_mode_the_second_sentence_and_the_second_model():
 
 def test_an_empty_or_unreadable_second_sentence_is_said_not_raised():
     for text in ("   ", "\x00\x07"):
-        at = open_page("explorer", **{"explorer.compare.mode": "sentences", "explorer.compare.text": text})
+        at = compare_page(**{"explorer.compare.mode": "sentences", "explorer.compare.text": text})
         assert_clean(at)
         assert any("Type a second sentence to compare with" in i.value for i in at.info)
         assert "explorer.compare.b" not in chart_names(at) and "explorer.compare.diff" not in chart_names(at)
@@ -133,7 +163,7 @@ def test_the_second_sentence_starts_as_a_minimal_pair_and_follows_the_model_unti
         labels = [token_labels(tokenizer, tokenizer.encode(s)) for s in (EXAMPLES[name], SECOND_SENTENCES[name])]
         kept = align(*labels)
         assert [len(labels[w]) - len(kept[w]) for w in (0, 1)] == [1, 1], name  # one token each side left out
-    at = open_page("explorer", **{"explorer.compare.mode": "sentences"})
+    at = compare_page(**{"explorer.compare.mode": "sentences"})
     assert at.text_input(key="explorer.compare.text").value == SECOND_SENTENCES[DEFAULT_MODEL]
     at.selectbox(key="model").set_value("lm-en").run()
     assert at.text_input(key="explorer.compare.text").value == SECOND_SENTENCES["lm-en"]
@@ -148,7 +178,7 @@ def test_every_mode_speaks_chinese():
     from tests.app.test_language import ENGLISH_PHRASE, model_words, ui_texts
 
     for mode in ("sentences", "models"):
-        at = open_page("explorer", lang="zh", **{"explorer.compare.mode": mode})
+        at = compare_page(lang="zh", **{"explorer.compare.mode": mode})
         assert_clean(at)
         allowed = model_words(at) | set(re.findall(r"[A-Za-z]+", at.session_state["explorer.compare.text"]
                                                    if "explorer.compare.text" in at.session_state else ""))

@@ -8,9 +8,20 @@ SECOND = "encoder self-attention, layer 2, head 3"
 CARS = "the small girl does not see the red cars"  # the sidebar's example with one word changed
 
 
+def show_comparison(page) -> None:
+    """Switch the comparison on, as a reader does: the explorer opens without it."""
+    assert page.locator('[data-testid="stSelectbox"]').filter(has_text="Second head").count() == 0
+    switch = page.get_by_text("Show the comparison", exact=True)
+    switch.scroll_into_view_if_needed()
+    switch.click()
+    page.wait_for_function("() => new URL(location).searchParams.get('explorer.compare') === '1'")
+    wait_idle(page, charts=1)
+
+
 def test_choosing_two_heads_draws_their_difference(open_page):
     page, rec = open_page("explorer")
     wait_idle(page, charts=1)
+    show_comparison(page)
     picker = page.locator('[data-testid="stSelectbox"]').filter(has_text="Second head")
     picker.scroll_into_view_if_needed()
     pick(page, picker, SECOND, typed=True)  # the menu lists a few of its 36 heads at a time: typing filters it
@@ -26,6 +37,7 @@ def test_choosing_two_heads_draws_their_difference(open_page):
 def test_typing_a_second_sentence_draws_the_difference_over_the_shared_tokens(open_page):
     page, rec = open_page("explorer")
     wait_idle(page, charts=1)
+    show_comparison(page)
     page.locator('[data-testid="stRadio"]').get_by_text("two sentences", exact=True).click()
     wait_idle(page, charts=1)
     box = page.get_by_label("Second sentence (press Enter)", exact=True)

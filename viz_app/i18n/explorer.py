@@ -34,6 +34,13 @@ STRINGS = {
         "en": "layer {layer}, head {head}: click to enlarge",
         "zh": "第 {layer} 层，头 {head}：点击放大"},
     "explorer.compare": {"en": "Compare two heads", "zh": "比较两个注意力头"},
+    "explorer.compare.show": {"en": "Show the comparison", "zh": "显示比较"},
+    "explorer.compare.show.help": {
+        "en": "Two heads side by side and their difference, cell by cell: of this sentence, of a second sentence, or "
+              "of a second model. Off by default, so a new sentence redraws the page sooner; kept in the link, and "
+              "a link that names a comparison opens it.",
+        "zh": "把两个头并排显示，并逐格给出它们的差：可以是本句的两个头，也可以换一个句子或另一个模型。"
+              "默认关闭，这样输入新句子后页面重绘更快；此设置会保存在链接中，指定了比较的链接会直接打开它。"},
     "explorer.compare.a": {"en": "First head", "zh": "第一个头"},
     "explorer.compare.b": {"en": "Second head", "zh": "第二个头"},
     "explorer.compare.head": {"en": "{block}, layer {layer}, head {head}", "zh": "{block}，第 {layer} 层，第 {head} 个头"},

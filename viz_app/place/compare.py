@@ -1,7 +1,8 @@
 """The explorer's comparison (streamlit): two heads of the sidebar's run, one head on the sidebar's sentence and a
 second one, or the sidebar's model against a second model on one sentence. Every choice is kept in the link; the two
 heads' weights are drawn side by side, their difference over the tokens both runs share on one diverging scale,
-and the cells that differ most are listed (views/compare.py)."""
+and the cells that differ most are listed (views/compare.py). The section is off until its switch is turned on, or a
+link names a comparison: three charts fewer to redraw for every new sentence."""
 from __future__ import annotations
 
 from functools import partial
@@ -17,6 +18,7 @@ from ..text import clean, literal
 from ..views import compare as view
 
 MODES = ("heads", "sentences", "models")
+SHOW = "explorer.compare"  # off by default: three more charts for every new sentence to redraw (BENCHMARKS.md, 5)
 MODE, FIRST, SECOND, TEXT, MODEL, MODEL_HEAD = (f"explorer.compare.{k}" for k in
                                                 ("mode", "a", "b", "text", "model", "model_head"))
 SECOND_SENTENCES = {  # each shipped model's example sentence (sidebar.EXAMPLES) with one word changed
@@ -44,6 +46,10 @@ def picker(column, key: str, ids, default: str, label: str | None = None) -> str
 def compare(run, cfg) -> None:
     """The sidebar's run against a second one (itself, another sentence's, another model's), head by head."""
     st.subheader(t("explorer.compare"))
+    linked = any(key.startswith(f"{SHOW}.") for key in st.query_params)  # a link that names a comparison opens it
+    state.setting(SHOW, linked, state.parse_bool, state.is_bool)
+    if not st.toggle(t("explorer.compare.show"), key=SHOW, help=t("explorer.compare.show.help")):
+        return
     state.setting(MODE, MODES[0], ok=MODES.__contains__)
     mode = st.radio(t(MODE), MODES, key=MODE, horizontal=True, format_func=named(MODE))
     chosen = {"heads": two_heads, "sentences": two_sentences, "models": two_models}[mode](run, cfg)
