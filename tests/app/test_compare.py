@@ -46,8 +46,7 @@ def test_the_comparison_is_off_until_switched_on_and_a_link_naming_one_opens_it(
 
 
 def test_the_difference_is_the_first_head_minus_the_second_and_the_heads_are_the_models():
-    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:1",
-                                  "explorer.compare.b": "encoder.self_attn:2:3"})
+    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:1", "explorer.compare.b": "encoder.self_attn:2:3"})
     assert_clean(at)
     a, b, diff = (named_z(at, f"explorer.compare.{w}") for w in ("a", "b", "diff"))
     assert np.array_equal(diff, (a - b).astype(np.float32))  # float32 − float32 is rounded once either way
@@ -62,8 +61,7 @@ def test_the_difference_is_the_first_head_minus_the_second_and_the_heads_are_the
 
 
 def test_heads_over_different_tokens_are_shown_without_a_difference():
-    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:0",
-                                  "explorer.compare.b": "decoder.cross_attn:0:0"})
+    at = compare_page(**{"explorer.compare.a": "encoder.self_attn:0:0", "explorer.compare.b": "decoder.cross_attn:0:0"})
     assert_clean(at)
     assert "explorer.compare.b" in chart_names(at) and "explorer.compare.diff" not in chart_names(at)
     assert any("no cell-by-cell difference" in i.value for i in at.info)
@@ -89,7 +87,7 @@ def encoder_pattern(sentence: str, layer: int, head: int):
 
 def test_one_head_on_a_minimal_pair_differs_over_the_shared_tokens_only():
     at = compare_page(src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": CATS,
-                                           "explorer.compare.a": "encoder.self_attn:1:2"})
+                                  "explorer.compare.a": "encoder.self_attn:1:2"})
     assert_clean(at)
     ids_a, a = encoder_pattern(CAT, 1, 2)
     ids_b, b = encoder_pattern(CATS, 1, 2)
@@ -114,9 +112,9 @@ def decoder_pattern(name: str, sentence: str, layer: int, head: int):
 
 def test_one_sentence_on_two_models_with_one_tokenizer_differs_at_every_cell():
     at = compare_page(model="lm-en", src=EXAMPLES["lm-en"],
-                   **{"explorer.compare.mode": "models", "explorer.compare.model": "lm-en-rope",
-                      "explorer.compare.a": "decoder.self_attn:2:1",
-                      "explorer.compare.model_head": "decoder.self_attn:1:3"})
+                      **{"explorer.compare.mode": "models", "explorer.compare.model": "lm-en-rope",
+                         "explorer.compare.a": "decoder.self_attn:2:1",
+                         "explorer.compare.model_head": "decoder.self_attn:1:3"})
     assert_clean(at)
     a = decoder_pattern("lm-en", EXAMPLES["lm-en"], 2, 1)
     b = decoder_pattern("lm-en-rope", EXAMPLES["lm-en"], 1, 3)

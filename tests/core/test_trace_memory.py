@@ -9,7 +9,6 @@ import pickle
 import numpy as np
 import pytest
 import torch
-
 from torch.overrides import TorchFunctionMode
 
 from core_model import ModelConfig, Transformer, bert, checkpoint, run_with_trace
@@ -123,16 +122,20 @@ def test_derived_scores_are_the_forwards_q_k_product_bit_for_bit(overrides):
     assert_scores_are_the_forwards(model, *inputs(model))
 
 
+@pytest.fixture(scope="module")
+def minilm():
+    return checkpoint.load(bert.minilm_path())
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-def test_minilms_derived_scores_are_its_forwards_at_any_thread_count(threads):
-    loaded = checkpoint.load(bert.minilm_path())
-    ids = loaded.tokenizers["src"].encode(" ".join(["attention heads read every word of it"] * 16), add_bos=True,
+def test_minilms_derived_scores_are_its_forwards_at_any_thread_count(minilm, threads):
+    ids = minilm.tokenizers["src"].encode(" ".join(["attention heads read every word of it"] * 16), add_bos=True,
                                           add_eos=True)
     assert 100 < len(ids) <= 512
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        assert_scores_are_the_forwards(loaded.model, ids)
+        assert_scores_are_the_forwards(minilm.model, ids)
     finally:
         torch.set_num_threads(before)
 
