@@ -98,7 +98,7 @@ def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
     rows = bench_bert(repeats=1, sizes=(32, 128))
     assert [r["tokens"] for r in rows] == [32, 128]
     assert all(r["agree"] and r["max_error"] <= 1e-5 and r["filtered_same_patterns"] for r in rows)
-    assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) and r["plain_ms"] > 0 for r in rows)
+    assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) for r in rows)
     assert all(math.isclose(r["filtered_ratio"], r["filtered_ms"] / r["transformers_ms"]) for r in rows)
     assert all(r["filtered_values"] == 6 and r["filtered_trace_mb"] < r["trace_mb"] for r in rows)
     lines = run.section_bert(rows)
@@ -146,8 +146,7 @@ def test_long_trace_rows_compare_all_values_with_the_patterns(shipped_test_split
 
 def minilm_row(tokens, ratio, filtered_ratio, agree=True):
     return dict(tokens=tokens, ours_ms=ratio * 10, plain_ms=9.5, transformers_ms=10.0, ratio=ratio,
-                filtered_ms=filtered_ratio * 10,
-                filtered_ratio=filtered_ratio, max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
+                filtered_ms=filtered_ratio * 10, filtered_ratio=filtered_ratio, max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
                 filtered_values=6, filter="*.pattern", trace_mb=50.0, filtered_trace_mb=5.0, work_bound=0.864,
                 ours_faults=9000.0, filtered_faults=300.0, transformers_faults=4000.0)
 
