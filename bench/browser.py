@@ -6,7 +6,9 @@ the playwright package) the caller writes "not measured".
 """
 from __future__ import annotations
 
+import http.client
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -158,6 +160,29 @@ def first_chart(p, address: str) -> float:
     p.goto(address, wait_until="commit")
     p.wait_for_selector(CHART, timeout=120_000)
     return p.evaluate("() => window.__firstChart") / 1000
+
+
+def kept_alive(base: str, n: int = 20) -> dict:
+    """Seconds per GET of one small script of Streamlit's frontend (the first the page preloads), n one after another
+    on one kept-alive connection, as a browser fetches a page's chunks over its 6 connections. Check: each answer is
+    200 and the file's bytes on disk."""
+    import streamlit
+    html = urllib.request.urlopen(base + "/", timeout=30).read().decode()
+    path = re.search(r'rel="modulepreload" crossorigin href="\./([^"]+)"', html).group(1)
+    want = (Path(streamlit.__file__).parent / "static" / path).read_bytes()
+    address = urlparse(base)
+    conn, times, ok = http.client.HTTPConnection(address.hostname, address.port, timeout=30), [], True
+    try:
+        for _ in range(n):
+            start = time.perf_counter()
+            conn.request("GET", "/" + path)
+            answer = conn.getresponse()
+            body = answer.read()
+            times.append(time.perf_counter() - start)
+            ok = ok and answer.status == 200 and body == want
+    finally:
+        conn.close()
+    return dict(s=statistics.median(times), all=times, ok=ok)
 
 
 def floor_first_chart(b, repeats: int = 5) -> dict:

@@ -289,7 +289,11 @@ def section_timing(tm, why) -> list[str]:
            "the server has not cached. "
            "Check: the chart's data changed and the page URL's `src` is the new sentence. Floor: the same first-chart "
            "time for `bench/floor_app.py`, a Streamlit page with one small plotly chart and nothing else, on a server "
-           "of its own (its first visit, which warms that server, left out); check: the chart drawn holds its bars. "
+           "of its own (its first visit, which warms that server, left out), with Nagle's algorithm off as the app's; "
+           "check: the chart drawn holds its bars. Kept-alive GETs: 20 GETs of the first script Streamlit's page "
+           "preloads, one after another on one connection, on the app's server before any session has run the app "
+           "and again after its first runs (`viz_app/serving.py` turns Nagle's algorithm off then); check: each "
+           "answer is the file's bytes. "
            "In-app navigation: one "
            "session (the tokens page opened first, so the browser holds Streamlit's JS and the server the sentence's "
            "run) clicks each page's link in the sidebar, timed until that page's title is up, nothing is stale and a "
@@ -304,7 +308,11 @@ def section_timing(tm, why) -> list[str]:
                    yes(tm["ok"])],
                   *([["Enter → the server's run ended (its own clock: request → script finished)",
                       f"{np.median(tm['server_all']):.2f}", ", ".join(f"{x:.2f}" for x in tm["server_all"]),
-                      yes(tm["ok"] and bool(np.isfinite(tm["server_all"]).all()))]] if tm.get("server_all") else [])]
+                      yes(tm["ok"] and bool(np.isfinite(tm["server_all"]).all()))]] if tm.get("server_all") else []),
+                  *[[f"a script of Streamlit's frontend, one GET after another on one kept-alive connection: {when}",
+                     f"{r['s']:.3f}", ", ".join(f"{x:.3f}" for x in r["all"]), yes(r["ok"])]
+                    for when, r in (("before the app's first run", tm["kept_alive"]["before"]),
+                                    ("after it", tm["kept_alive"]["after"])) if "kept_alive" in tm]]
                  + [[f"sidebar link → first chart: {name}", f"{m:.2f}", ", ".join(f"{x:.2f}" for x in tm["nav"]["all"][name]),
                      yes(tm["nav"]["ok"])] for name, m in tm.get("nav", {}).get("pages", {}).items()])
     return out + BROWSER_TIME
@@ -663,11 +671,14 @@ def browse(got, pages, s32, s128, q) -> None:
     from . import browser as br
     stamps = os.path.join(tempfile.mkdtemp(prefix="bench-stamps-"), "stamps")
     with br.server(stamps) as (base, pid), br.browser() as b:
+        kept = {"before": br.kept_alive(base)}  # no session yet: the app has not run, its connections as Streamlit's
         for page in pages:
             for n, model, text in ((32, "translate-en-fr", s32), (128, "lm-en", s128)):
                 r = br.wire_bytes(b, br.url(base, page, model, text))
                 got["wire"].append(dict(r, page=page, tokens=n, model=model))
+        kept["after"] = br.kept_alive(base)
         got["tm"] = br.first_chart_and_rerender(b, base, s32, FRESH[:1] if q else FRESH, stamps=stamps)
+        got["tm"]["kept_alive"] = kept
         got["tm"]["floor"] = br.floor_first_chart(b, repeats=1 if q else 5)
         got["tm"]["nav"] = br.in_app_navigation(b, base, s32, nav_pages(q), rounds=1 if q else 3)
         got["live"] = br.live_training(b, base, pid)

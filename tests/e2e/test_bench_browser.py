@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bench.browser import FRAGMENTS, first_chart_and_rerender, floor_first_chart, fragment_reruns
+from bench.browser import FRAGMENTS, first_chart_and_rerender, floor_first_chart, fragment_reruns, kept_alive
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +25,11 @@ def test_first_chart_and_rerender_times_a_real_redraw(browser, served):
     assert r["checks"] == [True]  # the chart's data changed and the link carries the new sentence
     assert all(0 < s < 300 and math.isfinite(s) for s in r["first_all"] + r["rerender_all"])
     assert len(r["server_all"]) == 1 and 0 < r["server_all"][0] < 60  # the Enter's run, stamped by the server
+
+
+def test_kept_alive_gets_fetch_a_script_of_streamlits_page_whole(served):
+    r = kept_alive(served[0], n=3)
+    assert r["ok"] and len(r["all"]) == 3  # each answer was the script's bytes on disk
 
 
 def test_the_floor_is_timed_on_its_own_one_chart_app(browser):

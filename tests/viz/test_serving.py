@@ -1,6 +1,6 @@
 """The server's process after the app's first run: its modules frozen out of the collection Streamlit runs
-after every script run, while what the runs make is still collected; numpy's BLAS held to one thread and
-torch's threads to one core fewer than the machine has."""
+after every script run, while what the runs make is still collected; numpy's BLAS held to one thread, torch's
+threads to one core fewer than the machine has, and Nagle's algorithm off on the server's connections."""
 import json
 import os
 import subprocess
@@ -13,8 +13,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # A fresh interpreter, as a server process starts: pytest's own objects would blur the counts.
 SCRIPT = """
-import gc, json, sys
+import gc, json, socket, sys
 from streamlit.testing.v1 import AppTest
+from streamlit.web.server.starlette.starlette_server import _bind_socket
+listener = _bind_socket("127.0.0.1", 0, 8)  # Streamlit's own listening socket, as `streamlit run` binds it
+listener.setblocking(True)
+NODELAY = (socket.IPPROTO_TCP, socket.TCP_NODELAY)
+def accepted():
+    client = socket.create_connection(listener.getsockname())
+    return client, listener.accept()[0]
+early_client, early = accepted()  # a browser's connection, open before the app's first run
+nodelay_before = early.getsockopt(*NODELAY)
 import numpy  # its OpenBLAS as a fresh process loads it
 import torch
 torch_before = torch.get_num_threads()
@@ -30,10 +39,12 @@ collected = gc.collect()
 blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 from viz_app.serving import settle
 settle()  # as app.py does on each run, here in this thread
+late_client, late = accepted()
 print(json.dumps(dict(torch_before=torch_before, torch_threads=torch.get_num_threads(),
                       errors=[e.value for e in at.exception], frozen=frozen, tracked=tracked, collected=collected,
                       place="viz_app.place.explorer" in sys.modules, torch="torch" in sys.modules,
-                      blas_before=blas_before, blas=blas)))
+                      blas_before=blas_before, blas=blas, nodelay_before=nodelay_before,
+                      nodelay_early=early.getsockopt(*NODELAY), nodelay_late=late.getsockopt(*NODELAY))))
 """
 
 
@@ -66,3 +77,12 @@ def test_the_first_run_leaves_one_core_out_of_torchs_threads(seen):
     # torch starts with a thread per core; the server's event loop and a browser on the same laptop keep one
     assert seen["torch_threads"] == max(1, seen["torch_before"] - 1), seen
     assert seen["torch_before"] > 1 or os.cpu_count() == 1, seen
+
+
+def test_the_first_run_turns_nagles_algorithm_off_on_the_servers_connections(seen):
+    # Streamlit binds its listener with protocol 0, and asyncio leaves Nagle on for such sockets: every kept-alive
+    # response's body then waits 40 ms for the browser's delayed acknowledgement. If this starts failing, Streamlit
+    # has fixed it and viz_app.serving.send_at_once can go.
+    assert seen["nodelay_before"] == 0, seen
+    # the connection open before the first run, and one the listener accepted after it
+    assert seen["nodelay_early"] != 0 and seen["nodelay_late"] != 0, seen
