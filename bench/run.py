@@ -238,28 +238,31 @@ def section_wire(wire, why) -> list[str]:
 
 
 # Table 5's notes: where a fresh load's and an Enter's time goes, measured by hand (DevTools and page timings).
-BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (three loads of the explorer, long tasks and "
-    "resource timings on the page's own clock, measured by hand on this machine, 2026-11-24): the HTML and "
-    "Streamlit's main bundle take 0.63–0.73 s to DOMContentLoaded; the first chart's element makes the browser "
-    "fetch plotly's own bundle (4.7 MB, `PlotlyChart.*.js`) only then, from 0.95–1.11 s, and the fetch takes "
-    "0.36–0.46 s (0.09–0.11 s for the floor's page). The server is not the cause: its run of the page ends "
-    "before the fetch begins (70–122 ms from request to finish, its stamps); the browser is fetching about 40 "
-    "other chunks of the sidebar's and the page's elements meanwhile and rendering them in 100–130 ms tasks. "
-    "Evaluating it is one 0.70–0.75 s long task from 1.61–1.76 s; then one task of 0.39–0.45 s "
-    "draws all 7 of the page's charts (the comparison's three among them, then on by default), and the first "
-    "chart's SVG is added at its end (2.83–3.04 s), and a "
-    "second task of 0.20–0.23 s follows. The floor's page does the same up to plotly's task and draws its one "
-    "chart at 1.83 s. Without the KaTeX formulas (their 265 KB chunk) the first chart came no sooner (median of "
-    "5: 3.00 s against 2.94 s), nor without the statistics table (Streamlit's DataFrame, 1.2 MB of chunks; median "
-    "of 7: 3.11 s against 2.97 s). Drawing fewer charts first (medians of 5, one session, 2026-11-24, when the "
-    "unchanged page took 3.70 s and the floor 1.90 s): the six charts below the grid inside a collapsed "
-    "`st.expander` 3.32 s, since Streamlit draws a folded chart too (18 of the page's 21 plotly SVG layers were "
-    "inside it when the first one was added); behind a switch that is off, so never sent, 2.71 s, still 0.8 s over "
-    "the floor with only the grid and the sidebar; a small chart placed first on the page, so that plotly's "
-    "bundle is asked for before the sidebar's chunks, no sooner (3.20–3.37 s, three loads). A browser that has "
-    "opened the app once keeps those bundles: the sidebar-link rows above are a page's first chart without them. "
-    "With the comparison off by default, as it is now (below), the page opens with 4 charts: medians of 9, table "
-    "5's method, two servers of each kind in turn, 2.98 and 2.78 s against 3.03 and 3.01 s with it on.",
+BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (long tasks and resource timings on the page's "
+    "own clock, four loads each of the explorer and of the floor's page, measured by hand on this machine, "
+    "2026-11-25, an hour slower than the run above). Until 9e4ddf7 every script after the first on a kept-alive "
+    "connection waited 44 ms for the browser's delayed acknowledgement (the two kept-alive rows above: Streamlit "
+    "1.67 left Nagle's algorithm on; `viz_app/serving.py` turns it off, `bench/floor_app.py` too). The explorer "
+    "fetches 134 scripts over chromium's 6 connections to the server: DOMContentLoaded came at 0.63–0.73 s and "
+    "plotly's bundle took 0.36–0.46 s to arrive; the first chart took 2.89 s in the run at 0be1c24 and the slowest "
+    "sidebar link 0.80 s. Now DOMContentLoaded comes at 0.44–0.55 s (the floor's page 0.43–0.50 s) and the "
+    "websocket opens at 0.65–0.77 s. The first chart's element makes the browser ask for plotly's 4.7 MB bundle "
+    "(`PlotlyChart.*.js`) at 1.01–1.14 s, 0.30–0.49 s after the socket opened, behind the chunks of the sidebar's "
+    "and the page's other elements (the floor's page: at 0.79–0.84 s). It has arrived by 1.20–1.44 s; evaluating it "
+    "is one 0.69–0.76 s long task, which starts 0.19–0.40 s later, while the chunks of the statistics table "
+    "(Streamlit's DataFrame, 1.2 MB) and of the formulas (KaTeX, 265 KB) are compiled (the floor's: 0.05–0.08 s "
+    "later). Then one task of 0.33–0.38 s draws the page's 4 charts, and the first chart's SVG is added at its end, "
+    "2.58–2.98 s (the floor's page draws its one chart at 1.80–1.82 s). What the page's content costs (medians of "
+    "6 loads, two servers of each kind in turn, 2026-11-25): with the page stopped after the grid, so only the "
+    "header, the sidebar and the grid sent, 2.00 s against 2.49 s for the whole page and 1.64 s for the floor; "
+    "without the statistics section (its table, formula and picker) and the introduction's formula, 2.21 s "
+    "against 2.46 s; without the table alone, 2.43 s against 2.60 s; with the grid above the introduction and the "
+    "block picker, no sooner (2.47 s against 2.53 s). Before the fix (2026-11-24): the charts below the grid inside "
+    "a collapsed `st.expander` came no sooner than the page less them, since Streamlit draws a folded chart too (18 "
+    "of the page's 21 plotly SVG layers were inside it when the first one was added), and a small chart placed "
+    "first on the page, so that plotly's bundle is asked for before the sidebar's chunks, brought the first chart "
+    "no sooner either. A browser that has opened the app once keeps those bundles: the sidebar-link rows above are "
+    "a page's first chart without them.",
     "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
@@ -583,9 +586,10 @@ def browser_targets(tm) -> list[list]:
              if "floor" in tm else "")
     return [["first chart opening a link in a fresh browser", f"≤ {FIRST_S:g} s", f"{tm['first_s']:.2f} s", verdict(tm["first_s"] <= FIRST_S),
              "" if tm["first_s"] <= FIRST_S else floor + "a fresh browser: Streamlit's bundles load first, "
-             "plotly's 4.7 MB bundle is fetched only when the first chart arrives, beside the chunks of the page's "
-             "other elements, and evaluating it is one ~0.7 s long task; then one long task draws all the page's "
-             "charts before the first is up; table 5 gives the breakdown. "
+             "plotly's 4.7 MB bundle is asked for only when the first chart arrives, behind the chunks of the "
+             "page's other elements, and evaluating it is one ~0.7 s long task; then one long task draws all the "
+             "page's charts before the first is up. With only the header, the sidebar and the grid sent, the first "
+             "chart came at 2.00 s; table 5 gives the breakdown. "
              "A sidebar link, the row below, has the bundles already."],
             *nav_targets(tm.get("nav")),
             ["re-render after Enter", f"≤ {RERENDER_S * 1000:.0f} ms", f"{tm['rerender_s'] * 1000:.0f} ms",
