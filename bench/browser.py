@@ -201,13 +201,20 @@ def floor_first_chart(b, repeats: int = 5) -> dict:
     return dict(first_s=statistics.median(times[1:]), first_all=times[1:], ok=all(checks))
 
 
+def polled(p, read, timeout_s: float):
+    """read()'s values once none is None, asked again every 25 ms (the page's own wait) for up to timeout_s; the
+    last values if time runs out."""
+    values, deadline = read(), time.time() + timeout_s
+    while None in values and time.time() < deadline:
+        p.wait_for_timeout(25)
+        values = read()
+    return values
+
+
 def finished_run_s(p, stamps: str, since: float, timeout_s: float = 60) -> float:
     """The server's own seconds for the first run requested at or after `since` (nan if none ends in time): it
     may end after the first chart is drawn, so this waits for its script-finished stamp."""
-    run, deadline = server_run(stamps, since), time.time() + timeout_s
-    while run is None and time.time() < deadline:
-        p.wait_for_timeout(25)
-        run = server_run(stamps, since)
+    run, = polled(p, lambda: (server_run(stamps, since),), timeout_s)
     return run["server_s"] if run else float("nan")
 
 
@@ -494,11 +501,7 @@ def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, 
     except Exception as e:  # noqa: BLE001 - the chart never changed: a failed check, the others go on
         return None, None, False, f"{watched} did not change: {type(e).__name__}", 0
     browser = p.evaluate("() => window.__input === null ? null : window.__drawn - window.__input")
-    deadline = time.time() + timeout_s
-    run, served = run_of(sent, received), server_run(stamps, since)
-    while (run is None or served is None) and time.time() < deadline:
-        p.wait_for_timeout(25)
-        run, served = run_of(sent, received), server_run(stamps, since)
+    run, served = polled(p, lambda: (run_of(sent, received), server_run(stamps, since)), timeout_s)
     if run is None or served is None or browser is None:
         why = "no input event seen" if browser is None else "no script-finished message"
         return served and served["server_s"] * 1000, browser, False, why, 0
