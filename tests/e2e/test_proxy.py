@@ -5,11 +5,12 @@ a temp folder) on 127.0.0.1. Browser sessions, each its own context and so its o
 a chart through nginx, rerun it with a new sentence, and reload the page (a second websocket, as
 after a dropped connection). nginx's access log names, for every request and websocket, the uid it
 hashed and the process ($upstream_addr) that served it: each session's lines must name one process,
-and the sessions both processes.
+and the sessions both processes. The visitors get the app's scripts compressed.
 """
 from __future__ import annotations
 
 import base64
+import gzip
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -84,7 +86,7 @@ def read_log(path: Path) -> list[dict]:
     return rows
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def cluster():
     """(nginx base url, access log path, backend addresses): two app processes and nginx, stopped by PID afterwards."""
     # A missing nginx fails, never skips: ./dev.sh test installs it (apt-get install nginx) when run as root.
@@ -240,3 +242,31 @@ def test_sessions_stay_on_one_process_and_both_processes_serve(browser, cluster)
         [r["line"] for r in rows if r["upstream"] not in backends or r["status"] == "502"]
     for uid in {r["uid"] for r in rows}:
         assert len({r["upstream"] for r in rows if r["uid"] == uid}) == 1, uid
+
+
+def test_the_visitors_get_the_apps_scripts_compressed(browser, cluster):
+    import streamlit
+
+    base = cluster[0]
+    html = urllib.request.urlopen(f"{base}/", timeout=30).read().decode()
+    path = re.search(r'<script type="module" crossorigin src="\./([^"]+)"', html).group(1)  # Streamlit's main bundle
+    want = (Path(streamlit.__file__).parent / "static" / path).read_bytes()
+    asked = urllib.request.Request(f"{base}/{path}", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(asked, timeout=30) as answer:
+        assert answer.headers["Content-Encoding"] == "gzip"
+        sent = answer.read()
+    assert gzip.decompress(sent) == want and len(sent) < len(want) / 2, (len(sent), len(want))
+    with urllib.request.urlopen(f"{base}/{path}", timeout=30) as answer:  # a client that takes no gzip
+        assert answer.headers["Content-Encoding"] is None and answer.read() == want
+    # A browser's fresh visit: its scripts came compressed, and the page they make draws its chart.
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(f"{base}/{PAGE}")
+        page.wait_for_selector('[data-testid="stPlotlyChart"] .main-svg')
+        sent, whole = page.evaluate("""() => performance.getEntriesByType('resource').filter(r => r.name.endsWith('.js'))
+            .reduce(([s, w], r) => [s + r.transferSize, w + r.decodedBodySize], [0, 0])""")
+    finally:
+        context.close()
+    assert whole > 1_000_000 and sent < whole / 2, (sent, whole)
