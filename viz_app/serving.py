@@ -48,9 +48,9 @@ _threads = 1  # torch's threads for a run, set by the first settle()
 
 def settle() -> None:
     """Import every module under viz_app (what the pages import, torch, plotly and pandas with them), hold
-    numpy's BLAS to one thread, send responses at once, collect, then freeze: the first call in a process does it. Every call (app.py
-    makes one per run) holds torch to one thread fewer than its default of one per core, in the calling thread:
-    OpenMP counts threads per thread, and Streamlit starts each run in a thread of its own."""
+    numpy's BLAS to one thread, send responses at once, collect, then freeze: the first call in a process does it.
+    Every call (app.py makes one per run) holds torch to one thread fewer than its default of one per core, in the
+    calling thread: OpenMP counts threads per thread, and Streamlit starts each run in a thread of its own."""
     global _settled, _threads
     with _lock:
         if not _settled:
