@@ -5,7 +5,8 @@ a temp folder) on 127.0.0.1. Browser sessions, each its own context and so its o
 a chart through nginx, rerun it with a new sentence, and reload the page (a second websocket, as
 after a dropped connection). nginx's access log names, for every request and websocket, the uid it
 hashed and the process ($upstream_addr) that served it: each session's lines must name one process,
-and the sessions both processes. The visitors get the app's scripts compressed.
+and the sessions both processes. nginx keeps Streamlit's frontend files and serves them itself, and the visitors
+get the app's scripts compressed.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ PER_PROCESS = 2  # full sessions kept on each process: 4 sessions at once, 2 on 
 MAX_VISITORS = 40  # first visits tried to find them; 40 random uids all on one of two processes: 1 in 5e11
 WORDS = ["car", "bird", "tree", "house"]  # a new word per session, not in the page's example sentence
 LINE = re.compile(r'"(?P<request>[^"]*)" (?P<status>\d{3}) .* uid_got=(?P<got>\S+) uid_set=(?P<set>\S+) '
-                  r'upstream=(?P<upstream>\S+) ')
+                  r'upstream=(?P<upstream>\S+) .* cache=(?P<cache>\S+)$')
 # The first chart's data (plotly's, on its graph div), to see that a rerun redrew it.
 FIRST_CHART = """() => { const gd = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
     return gd && gd.data ? JSON.stringify(gd.data.map(d => [d.x, d.y, d.z])) : null; }"""
@@ -82,7 +83,7 @@ def read_log(path: Path) -> list[dict]:
         assert m, f"an access-log line not in deploy/nginx.conf's format: {line}"
         got, set_ = (m["got"] if m["got"] != "-" else ""), (m["set"] if m["set"] != "-" else "")
         rows.append(dict(request=m["request"], status=m["status"], got=got, set=set_, uid=got + set_,
-                         upstream=m["upstream"], line=line))
+                         upstream=m["upstream"], cache=m["cache"], line=line))
     return rows
 
 
@@ -225,9 +226,14 @@ def test_sessions_stay_on_one_process_and_both_processes_serve(browser, cluster)
             break
         time.sleep(0.2)
 
+    # A frontend file nginx had kept (cache=HIT) reached no process; every other request did.
+    kept_files = [r for r in rows if r["cache"] == "HIT"]
+    assert all(r["request"].startswith("GET /static/") and r["upstream"] == "-" for r in kept_files), \
+        [r["line"] for r in kept_files]
+    routed = [r for r in rows if r["cache"] != "HIT"]
     on = {}
     for _, uid, _ in sessions:
-        mine = [r for r in rows if r["uid"] == uid]
+        mine = [r for r in routed if r["uid"] == uid]
         lines = "\n".join(r["line"] for r in mine)
         # its page twice (first load, reload), its scripts and styles, and two websockets upgraded (101)
         assert sum(bool(re.match(rf"GET /{PAGE}[ ?]", r["request"])) for r in mine) == 2, lines
@@ -236,12 +242,12 @@ def test_sessions_stay_on_one_process_and_both_processes_serve(browser, cluster)
         assert len(upstreams) == 1, f"session {uid} was served by {upstreams}:\n{lines}"
         on[uid] = upstreams.pop()
     assert sorted(on.values()) == sorted(b for b in backends for _ in range(PER_PROCESS))
-    # Every request in the log went to one of the two processes (no retry on the other, no 502),
+    # Every other request went to one of the two processes (no retry on the other, no 502),
     # and no uid at all (the visitors not kept, the fixture's health check) was served by both.
-    assert all(r["upstream"] in backends and r["status"] != "502" for r in rows), \
-        [r["line"] for r in rows if r["upstream"] not in backends or r["status"] == "502"]
-    for uid in {r["uid"] for r in rows}:
-        assert len({r["upstream"] for r in rows if r["uid"] == uid}) == 1, uid
+    assert all(r["upstream"] in backends and r["status"] != "502" for r in routed), \
+        [r["line"] for r in routed if r["upstream"] not in backends or r["status"] == "502"]
+    for uid in {r["uid"] for r in routed}:
+        assert len({r["upstream"] for r in routed if r["uid"] == uid}) == 1, uid
 
 
 def test_the_visitors_get_the_apps_scripts_compressed(browser, cluster):
@@ -270,3 +276,25 @@ def test_the_visitors_get_the_apps_scripts_compressed(browser, cluster):
     finally:
         context.close()
     assert whole > 1_000_000 and sent < whole / 2, (sent, whole)
+
+
+def test_nginx_keeps_streamlits_frontend_files_and_serves_them_itself(cluster):
+    import streamlit
+
+    base, access_log, backends = cluster
+    html = urllib.request.urlopen(f"{base}/", timeout=30).read().decode()
+    path = re.findall(r'rel="modulepreload" crossorigin href="\./([^"]+)"', html)[-1]  # one of Streamlit's scripts
+    want = (Path(streamlit.__file__).parent / "static" / path).read_bytes()
+    for _ in range(2):
+        with urllib.request.urlopen(f"{base}/{path}", timeout=30) as answer:
+            assert answer.read() == want
+        urllib.request.urlopen(f"{base}/", timeout=30).read()  # the page itself, which may change: never kept
+    deadline = time.monotonic() + 15  # nginx writes a request's log line when it has sent the answer
+    while len(seen := [r for r in read_log(access_log) if r["request"] == f"GET /{path} HTTP/1.1"]) < 2:
+        assert time.monotonic() < deadline, seen
+        time.sleep(0.2)
+    # The first time (or an earlier visitor's) a process served it; the second time nginx did, from its cache.
+    assert seen[-1]["cache"] == "HIT" and seen[-1]["upstream"] == "-", [r["line"] for r in seen]
+    assert seen[0]["upstream"] in backends or seen[0]["cache"] == "HIT", [r["line"] for r in seen]
+    pages = [r for r in read_log(access_log) if r["request"] == "GET / HTTP/1.1"]
+    assert pages and all(r["cache"] == "-" and r["upstream"] in backends for r in pages), [r["line"] for r in pages]
