@@ -17,6 +17,14 @@ def open_page(page: str, timeout: float = 60, **state) -> AppTest:
     return at
 
 
+def open_link(page: str, **params) -> AppTest:
+    """Run the app on app_pages/<page>.py opened from a link with the given query parameters."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(params)
+    at.switch_page(f"app_pages/{page}.py")
+    return at.run()
+
+
 def open_keeping_downloads(page: str, **state) -> tuple[AppTest, dict]:
     """open_page, keeping the callables its download buttons run on click, by file name (as the server's
     media file manager keeps them for the session)."""

@@ -2,10 +2,9 @@
 import re
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from viz_app.registry import NAMES
-from tests.app.conftest import APP, assert_clean, open_page, rendered, shown
+from tests.app.conftest import assert_clean, open_link, open_page, rendered, shown
 from viz_app import loaders, sidebar
 from viz_app.i18n import text
 
@@ -55,13 +54,6 @@ def test_html_is_shown_as_text():
     at = open_page("overview", src=CASES["html"])
     assert CASES["html"] in [t.value for t in at.text]
     assert not at.get("html")  # nothing was handed to the browser as markup
-
-
-def open_link(page: str, **params) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update(params)
-    at.switch_page(f"app_pages/{page}.py")
-    return at.run()
 
 
 def test_a_link_reopens_the_same_view():

@@ -12,7 +12,7 @@ from viz_app.sidebar import EXAMPLES
 from viz_app.text import token_labels
 from viz_app.views.compare import align
 
-from .conftest import assert_clean, chart_names, named_chart, named_z, open_page
+from .conftest import assert_clean, chart_names, named_chart, named_z, open_link, open_page
 
 
 def compare_page(**state):
@@ -21,10 +21,6 @@ def compare_page(**state):
 
 
 def test_the_comparison_is_off_until_switched_on_and_a_link_naming_one_opens_it():
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
     at = open_page("explorer")
     assert_clean(at)
     assert at.toggle(key="explorer.compare").value is False
@@ -36,10 +32,7 @@ def test_the_comparison_is_off_until_switched_on_and_a_link_naming_one_opens_it(
     assert at.query_params["explorer.compare"] == "1"  # in the link
     for link, shown in (({"explorer.compare.b": "encoder.self_attn:2:3"}, True),
                         ({"explorer.compare.b": "encoder.self_attn:2:3", "explorer.compare": "0"}, False)):
-        at = AppTest.from_file(APP, default_timeout=60)
-        at.query_params.update(link)
-        at.switch_page("app_pages/explorer.py")
-        at.run()
+        at = open_link("explorer", **link)
         assert_clean(at)
         assert at.toggle(key="explorer.compare").value is shown
         assert ("explorer.compare.diff" in chart_names(at)) is shown
@@ -127,16 +120,9 @@ def test_one_sentence_on_two_models_with_one_tokenizer_differs_at_every_cell():
 
 
 def test_a_link_reopens_the_mode_the_second_sentence_and_the_second_model():
-    from streamlit.testing.v1 import AppTest
-
-    from .conftest import APP
-
     links = {"sentences": {"explorer.compare.text": CATS}, "models": {"explorer.compare.model": "reverse"}}
     for mode, link in links.items():
-        at = AppTest.from_file(APP, default_timeout=60)
-        at.query_params.update({"src": CAT, "explorer.compare.mode": mode, **link})
-        at.switch_page("app_pages/explorer.py")
-        at.run()
+        at = open_link("explorer", **{"src": CAT, "explorer.compare.mode": mode, **link})
         assert_clean(at)
         assert at.radio(key="explorer.compare.mode").value == mode
         assert not [w.value for w in at.warning if "explorer.compare" in w.value]  # no part of the link refused

@@ -146,7 +146,8 @@ def test_long_trace_rows_compare_all_values_with_the_patterns(shipped_test_split
 
 def minilm_row(tokens, ratio, filtered_ratio, agree=True):
     return dict(tokens=tokens, ours_ms=ratio * 10, plain_ms=9.5, transformers_ms=10.0, ratio=ratio,
-                filtered_ms=filtered_ratio * 10, filtered_ratio=filtered_ratio, max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
+                filtered_ms=filtered_ratio * 10, filtered_ratio=filtered_ratio,
+                max_error=1e-6, agree=agree, filtered_same_patterns=agree, values=95,
                 filtered_values=6, filter="*.pattern", trace_mb=50.0, filtered_trace_mb=5.0, work_bound=0.864,
                 ours_faults=9000.0, filtered_faults=300.0, transformers_faults=4000.0)
 
