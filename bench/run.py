@@ -262,7 +262,15 @@ BROWSER_TIME = ["Opening a link in a fresh browser, where the time goes (long ta
     "of the page's 21 plotly SVG layers were inside it when the first one was added), and a small chart placed "
     "first on the page, so that plotly's bundle is asked for before the sidebar's chunks, brought the first chart "
     "no sooner either. A browser that has opened the app once keeps those bundles: the sidebar-link rows above are "
-    "a page's first chart without them.",
+    "a page's first chart without them. Changing Streamlit's own page (its index.html, rewritten by a middleware of "
+    "`st.App`, Streamlit's ASGI entry; tried by hand, 2026-11-25, nine loads of each in turn against the app as "
+    "it is, 2.66–2.70 s): a `modulepreload` of plotly's bundle, which then arrives by 0.37 s, 2.68 s; importing it "
+    "from the page, so it is evaluated before the socket opens, 2.56 s; that and `window.__streamlit`'s "
+    "BACKEND_BASE_URL, so the page skips asking `/explorer/_stcore/health` first (a link to any page but the "
+    "first costs a 0.1 s retry there), 2.44 s. With plotly evaluated early, the first chart still came 0.75 s after "
+    "the page's messages were handled: right after the last of the page's other chunks (the table's DataFrame, "
+    "asked for with some 70 more for the widgets and KaTeX) arrived and was evaluated. Not adopted: it rewrites "
+    "Streamlit's page, leans on its chunk names, and still leaves 2.44 s.",
     "",
     "Enter, where the time goes (one session per new sentence, the page's own clock for its websocket messages "
     "and long tasks, measured by hand on this machine, 2026-11-24): the key to the rerun request 15–35 ms; the "
@@ -465,7 +473,10 @@ def minilm_targets(minilm) -> list[list]:
                 "72 d_model² × tokens products). What it does is the same MKL matrix product as transformers' "
                 "(aten::addmm: 80 % of either at 128 tokens, torch.profiler, one thread), already at this core's peak: "
                 "128×384 by 384×1536 takes 1.5 ms, 50 G multiply-adds/s, and MKL's packed weights and "
-                "oneDNN's were no faster (measured by hand, 2026-11-24).")
+                "oneDNN's were no faster (measured by hand, 2026-11-24). At 32 tokens the products wait on memory instead: "
+                "the layers' 36 weight matrices (42 MB) do not fit in this core's 32 MB L3 cache, and the 36 products of "
+                "one forward's shapes take 11.3 ms with a weight of their own each against 8.3 ms when six weights are "
+                "used six times over (MKL's packed weights: 10.9 ms; measured by hand, 2026-11-25).")
         out.append([f"MiniLM traced forward vs transformers, {what}", f"≤ {goal:.1f}×",
                     ", ".join(f"{r[key]:.2f}× at {r['tokens']}" for r in minilm), verdict(ok), why])
     return out
