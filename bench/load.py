@@ -35,7 +35,7 @@ from streamlit import logger as streamlit_logger
 from . import browser as br
 from . import protocol
 from .served import server_runs, stamps
-from .visitor import CROSS, MAX_SESSIONS, MODEL, Session, unfinished, visitors
+from .visitor import ARRIVAL, CROSS, FRONTEND, MAX_SESSIONS, MODEL, Session, unfinished, visitors
 
 MIB = 2**20  # rss_mb reads MiB; the goal is in MB
 SIDEBAR = '[data-testid="stSidebar"]'
@@ -268,13 +268,14 @@ async def memory_growth(base: str, pid: int, marks=(10, 25, 40, 55, 70, 85, 100)
 
 
 def summary(sessions: list[Session]) -> dict:
-    """p50/p95 of the reruns by kind and together (the first page load is kept apart), and the errors."""
+    """p50/p95 of the reruns by kind and together (the arrival, frontend files and first page, kept apart), and the
+    errors."""
     by_kind: dict[str, list[float]] = {}
     for s in sessions:
         for name, secs in s.times:
             by_kind.setdefault(name, []).append(secs)
     pct = lambda xs: (float(np.percentile(xs, 50)), float(np.percentile(xs, 95)), len(xs))  # noqa: E731
-    reruns = [x for k, xs in by_kind.items() if k != "first page" for x in xs]
+    reruns = [x for k, xs in by_kind.items() if k not in ARRIVAL for x in xs]
     warm = [x for k in WARM for x in by_kind.get(k, [])]
     return dict(sessions=len(sessions), reruns=pct(reruns) if reruns else None, warm=pct(warm) if warm else None,
                 kinds={k: pct(xs) for k, xs in by_kind.items()},
@@ -325,12 +326,18 @@ def measure(n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float
         t0 = time.perf_counter()
         server_cpu, children = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
         if clients == "protocol":
-            sessions, client_cpu = asyncio.run(protocol.run_clients(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
+            with br.browser() as b:
+                files = protocol.frontend(base, b)
+            sessions, client_cpu = asyncio.run(protocol.run_clients(base, n, rounds, ramp_s=ramp_s,
+                                                                    deadline_s=deadline_s, files=files))
         else:
             sessions = asyncio.run(run_sessions(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)  # chromium and playwright's driver, now ended
             client_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
         result = summary(sessions)
+        if clients == "protocol":
+            result.update(frontend_files=len(files),
+                          frontend_mb=sum(len(protocol.static_bytes(f) or b"") for f in files) / 1e6)
         result.update(wall_s=time.perf_counter() - t0, rounds=rounds, ramp_s=ramp_s, clients=clients,
                       server_cpu_s=cpu_seconds(pid) - server_cpu, client_cpu_s=client_cpu,
                       load_average=os.getloadavg()[0], cores=os.cpu_count(), served=served(path))
@@ -348,7 +355,13 @@ def describe(r: dict) -> str:
     """What a run did and checked, as BENCHMARKS.md says it."""
     browser = r["clients"] == "browser"
     return (f"one `streamlit run` server on 127.0.0.1 and {r['sessions']} {WHO[r['clients']]}, started "
-            f"{r['ramp_s']:g} s apart, all on this {r['cores']}-core machine. Each session opens the overview with a "
+            f"{r['ramp_s']:g} s apart, all on this {r['cores']}-core machine. "
+            + ("" if browser or not r.get("frontend_files") else
+               f"Each client first fetches the {r['frontend_files']} files a fresh chromium asked the server for, "
+               f"opening the overview, then the explorer and the decoding page ({r['frontend_mb']:.1f} MB of them "
+               f"Streamlit's scripts, styles and fonts), over {protocol.CONNECTIONS} kept-alive connections (the "
+               f"`{FRONTEND}` row). ")
+            + f"Each session opens the overview with a "
             f"sentence of its own, then {r['rounds']} rounds of: the explorer from the sidebar, a new sentence + Enter, "
             "a layer, a head, the decoding page, one step, back to the overview. "
             + ("A rerun is timed from the action until the page shows its final state (not running, nothing stale, "
@@ -360,8 +373,8 @@ def describe(r: dict) -> str:
             "only in the all-reruns row. Check: no error ("
             + ("console and page errors, failed requests, HTTP ≥ 400, websocket errors, exception boxes, lost "
                "connections, timeouts, requests outside 127.0.0.1" if browser else
-               "a run that does not finish, exception elements, a lost socket, timeouts, a layer or head the link "
-               "does not show")
+               "a frontend file not 200 or not the bytes on disk, a run that does not finish, exception elements, a "
+               "lost socket, timeouts, a layer or head the link does not show")
             + ") and every session saw only its own sentence (" + ("sidebar, link" if browser else "the overview's "
             "text, the link") + " and the decoding page's axis).")
 
@@ -372,9 +385,10 @@ def markdown(r: dict, command: str = "") -> list[str]:
     out = [f"### {r['sessions']} {'browser sessions' if browser else 'protocol clients'}", "",
            (command or f"`{COMMAND.format(sessions=r['sessions'], rounds=r['rounds'], ramp=r['ramp_s'])} "
                        f"--clients {r['clients']}`") + ": " + describe(r), ""]
-    out += ["| action | reruns | p50 s | p95 s |", "|---|---|---|---|"]
+    out += ["| action | count | p50 s | p95 s |", "|---|---|---|---|"]
     out += [f"| {k} | {n} | {p50:.2f} | {p95:.2f} |" for k, (p50, p95, n) in r["kinds"].items()]
-    for title, key in (("**warm reruns**", "warm"), ("all reruns (first page apart)", "reruns")):
+    apart = " and ".join(k for k in ARRIVAL if k in r["kinds"])
+    for title, key in (("**warm reruns**", "warm"), (f"all reruns ({apart} apart)", "reruns")):
         if r.get(key):
             p50, p95, n = r[key]
             out.append(f"| {title} | {n} | {p50:.2f} | {p95:.2f} |")

@@ -9,19 +9,83 @@ navigation, the query string, every element). A rerun is timed from the request 
 message, so the time is the server's and the wire's, not a page's drawing. The round is bench.load's:
 the explorer from the sidebar, a new sentence + Enter, a layer, a head, the decoding page, one step,
 back to the overview; each session checks it saw its own sentence (the overview's text, the link's
-src and the decoding page's cross-attention axis).
+src and the decoding page's cross-attention axis). Before its socket, a client fetches what a fresh browser fetches
+from the server for the round's pages (`frontend`: Streamlit's page, scripts, styles and fonts, recorded once in
+chromium), over as many kept-alive connections as chromium opens to one server.
 """
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import resource
 import time
-from urllib.parse import parse_qs, urlencode
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlparse
 
-from .visitor import CROSS, MODEL, Session, unfinished, visitors
+from .visitor import CROSS, FRONTEND, MODEL, Session, unfinished, visitors
 
 FINISHED = {0: "done", 1: "compile error", 2: "rerun", 3: "done"}  # ForwardMsg.ScriptFinishedStatus
+CONNECTIONS = 6  # chromium's connections to one server over HTTP/1.1
+
+
+def frontend(base: str, browser, timeout_ms: float = 120_000) -> list[str]:
+    """The paths (with their queries) a fresh browser asks the server for, opening a link to the overview, then the
+    explorer's and the decoding page's (a round's pages), each until no request has followed for 0.5 s: recorded in
+    a new context of `browser` (playwright's sync API). The later pages add only the scripts, styles and fonts the
+    first did not need (a page switch inside the app fetches no page of its own); the socket is not among them."""
+    origin, asked, load = urlparse(base).netloc, [], [0]
+    ctx = browser.new_context()
+    try:
+        page = ctx.new_page()
+        page.on("request", lambda r: asked.append((load[0], urlparse(r.url))))
+        for load[0], path in enumerate(("", "explorer", "decoding")):
+            page.goto(f"{base}/{path}?" + urlencode({"model": MODEL, "src": "the cat sat on the mat"}))
+            page.wait_for_selector("h1", timeout=timeout_ms)  # the page's run has begun: its elements' chunks follow
+            page.wait_for_load_state("networkidle", timeout=timeout_ms)  # no request for 0.5 s
+    finally:
+        ctx.close()
+    paths = [u.path + (f"?{u.query}" if u.query else "") for n, u in asked
+             if u.netloc == origin and u.path != "/_stcore/stream" and (n == 0 or u.path.startswith("/static/"))]
+    return list(dict.fromkeys(paths))
+
+
+@functools.cache
+def static_bytes(path: str) -> bytes | None:
+    """The file Streamlit serves at `path` under /static/, as on disk (b"" if there is none); None for other paths."""
+    import streamlit
+
+    if not path.startswith("/static/"):
+        return None
+    file = Path(streamlit.__file__).parent / "static" / path.split("?")[0].lstrip("/")
+    return file.read_bytes() if file.is_file() else b""
+
+
+async def fetch_frontend(base: str, paths: Sequence[str], s: Session, timeout_s: float) -> None:
+    """GET every path over CONNECTIONS kept-alive connections, as a browser fetches a page's files, and time it into
+    the session. An answer other than 200, or a file under /static/ that is not the bytes on disk, is an error."""
+    address, todo, wrong = urlparse(base), deque(paths), []
+
+    async def connection():
+        reader, writer = await asyncio.open_connection(address.hostname, address.port)
+        try:
+            while todo:
+                path = todo.popleft()
+                writer.write(f"GET {path} HTTP/1.1\r\nHost: {address.netloc}\r\n\r\n".encode())
+                head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+                fields = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in head[1:] if line)}
+                body = await reader.readexactly(int(fields["content-length"]))
+                if head[0].split(" ")[1] != "200" or static_bytes(path) not in (None, body):
+                    wrong.append(f"{path}: {head[0]}, {len(body)} bytes")
+        finally:
+            writer.close()
+
+    t0 = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(connection() for _ in range(CONNECTIONS))), timeout_s)
+    s.times.append((FRONTEND, time.perf_counter() - t0))
+    s.errors += [f"frontend: {w}" for w in wrong[:3]]
 
 
 class Client:
@@ -125,12 +189,15 @@ async def one_round(c: Client, sentence: str, labels: list[str], timeout_s: floa
     await c.rerun("page switch", page="Overview", timeout_s=timeout_s)
 
 
-async def visit(base: str, s: Session, labels: dict, rounds: int, timeout_s: float) -> None:
-    """One session from its first page to its socket closing; a timeout or a lost socket counts as an error."""
+async def visit(base: str, s: Session, labels: dict, rounds: int, timeout_s: float, files: Sequence[str]) -> None:
+    """One session from its first page to its socket closing, after fetching `files` (`frontend`'s); a timeout or a
+    lost socket counts as an error."""
     from websockets.asyncio.client import connect
 
     query = urlencode({"model": MODEL, "src": s.sentences[0]})
     try:
+        if files:
+            await fetch_frontend(base, files, s, timeout_s)
         async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
                            max_size=None, open_timeout=timeout_s) as ws:
             c = Client(ws, s, query)
@@ -145,14 +212,16 @@ async def visit(base: str, s: Session, labels: dict, rounds: int, timeout_s: flo
 
 
 async def run_clients(base: str, n: int = 30, rounds: int = 2, timeout_s: float = 120, seed: int = 11,
-                      ramp_s: float = 1.0, deadline_s: float | None = None) -> tuple[list[Session], float]:
-    """bench.load.run_sessions with protocol clients; also returns the CPU seconds this process spent on them."""
+                      ramp_s: float = 1.0, deadline_s: float | None = None,
+                      files: Sequence[str] = ()) -> tuple[list[Session], float]:
+    """bench.load.run_sessions with protocol clients, each fetching `files` first (`frontend`'s; none: straight to
+    the socket); also returns the CPU seconds this process spent on them."""
     sessions, labels = visitors(base, n, rounds, seed)
     before = resource.getrusage(resource.RUSAGE_SELF)
 
     async def started(s: Session):
         await asyncio.sleep(s.index * ramp_s)
-        await visit(base, s, labels, rounds, timeout_s)
+        await visit(base, s, labels, rounds, timeout_s, files)
 
     try:
         await asyncio.wait_for(asyncio.gather(*(started(s) for s in sessions)), deadline_s)

@@ -474,7 +474,7 @@ def minilm_targets(minilm) -> list[list]:
                 "(aten::addmm: 80 % of either at 128 tokens, torch.profiler, one thread), already at this core's peak: "
                 "128×384 by 384×1536 takes 1.5 ms, 50 G multiply-adds/s, and MKL's packed weights and "
                 "oneDNN's were no faster (measured by hand, 2026-11-24). At 32 tokens the products wait on memory instead: "
-                "the layers' 36 weight matrices (42 MB) do not fit in this core's 32 MB L3 cache, and the 36 products of "
+                "the layers' 36 weight matrices (42 MB) do not fit in this machine's 32 MB L3 cache, and the 36 products of "
                 "one forward's shapes take 11.3 ms with a weight of their own each against 8.3 ms when six weights are "
                 "used six times over (MKL's packed weights: 10.9 ms; measured by hand, 2026-11-25).")
         out.append([f"MiniLM traced forward vs transformers, {what}", f"≤ {goal:.1f}×",

@@ -283,16 +283,21 @@ def test_group_profile_counts_calls_entering_a_group_once():
 def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
     from bench import load, visitor
 
-    sessions = [visitor.Session(i, ["a"], times=[("first page", 5.0), ("new sentence", 4.0), ("layer", 0.5 + i / 10),
-                                            ("head", 0.6), ("page switch", 1.0), ("decoding step", 0.7)],
+    sessions = [visitor.Session(i, ["a"], times=[(visitor.FRONTEND, 0.2), ("first page", 5.0), ("new sentence", 4.0),
+                                            ("layer", 0.5 + i / 10), ("head", 0.6), ("page switch", 1.0),
+                                            ("decoding step", 0.7)],
                              own_view=[True]) for i in range(4)]
     r = load.summary(sessions)
+    # the arrival (the frontend's files, the first page) is timed apart from the reruns
     assert r["warm"][2] == 12 and r["reruns"][2] == 20 and r["warm"][1] < 1.0  # layer, head, decoding step
+    assert r["kinds"][visitor.FRONTEND][2] == 4
     run_of = dict(wall_s=60, rounds=1, ramp_s=0.2, server_cpu_s=50, client_cpu_s=60, load_average=2.0, cores=2)
-    r.update(run_of, clients="protocol")
+    r.update(run_of, clients="protocol", frontend_files=150, frontend_mb=10.6)
     assert load.met(r)
     lines = load.markdown(r, "cmd")
     assert lines[0] == "### 4 protocol clients" and any(line.startswith("| **warm reruns** | 12 |") for line in lines)
+    assert "| all reruns (frontend files and first page apart) | 20 |" in "\n".join(lines)
+    assert "first fetches the 150 files a fresh chromium asked the server for" in lines[2]
     protocol_row, browser_row = run.load_targets({"protocol": r})
     assert protocol_row[3] == "met" and "protocol clients" in protocol_row[0]
     assert browser_row[3] == "not measured" and "browser sessions" in browser_row[0]
@@ -306,6 +311,16 @@ def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
     why = run.load_targets({"protocol": r})[0][4]
     assert run.load_targets({"protocol": r})[0][3] == "not met" and "server's own time per run" in why and "p95 0.21 s" in why
     assert any("40 runs, p50 0.04 s, p95 0.21 s, longest 0.90 s" in line for line in load.markdown(r, "cmd"))
+
+
+def test_a_session_that_fetched_the_frontend_but_missed_an_action_is_unfinished():
+    from bench import visitor
+
+    actions = [("first page", 1.0)] + [(name, 0.5) for name in visitor.ROUND]
+    done = visitor.Session(0, ["a"], times=[(visitor.FRONTEND, 0.2), *actions])
+    short = visitor.Session(1, ["a"], times=[(visitor.FRONTEND, 0.2), *actions[:-1]])
+    visitor.unfinished([done, short], rounds=1, deadline_s=60)
+    assert done.errors == [] and short.errors == ["deadline: the test's 60 s ran out"]
 
 
 def test_a_protocol_client_knows_its_own_sentence_from_the_link_and_the_cross_attention_axis():
