@@ -111,31 +111,8 @@ def bench_length(model, theirs, ids: torch.Tensor, repeats: int) -> dict:
                 filtered_same_patterns=same, **kept)
 
 
-def in_fresh_process(repeats: int = 20, sizes=SIZES, threads: int = 1) -> list[dict]:
-    """bench_bert's rows from a Python process of their own (`python -m bench.bert`): how many pages a forward faults
-    in depends on what the allocator kept from earlier work, so in bench.run's process the rows moved with the
-    benchmarks before them (at 512 tokens, every value: 0.73× in one run, 1.01× in the next)."""
-    import json
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    out = subprocess.run([sys.executable, "-m", "bench.bert", "--repeats", str(repeats), "--threads", str(threads),
-                          "--sizes", *map(str, sizes)], capture_output=True, text=True, timeout=3600,
-                         cwd=Path(__file__).resolve().parents[1])
-    if out.returncode:
-        raise RuntimeError(f"python -m bench.bert ended with {out.returncode}: {out.stderr[-2000:]}")
-    return json.loads(out.stdout)
-
-
-if __name__ == "__main__":  # python -m bench.bert: the rows as JSON
-    import argparse
+if __name__ == "__main__":  # python -m bench.bert: the rows as JSON, one thread as bench.run uses
     import json
 
-    ap = argparse.ArgumentParser(description="MiniLM: our traced forward against transformers' BertModel")
-    ap.add_argument("--repeats", type=int, default=20)
-    ap.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
-    ap.add_argument("--threads", type=int, default=1, help="torch threads (bench.run's model benchmarks use 1)")
-    args = ap.parse_args()
-    torch.set_num_threads(args.threads)
-    print(json.dumps(bench_bert(args.repeats, tuple(args.sizes)), indent=2))
+    torch.set_num_threads(1)
+    print(json.dumps(bench_bert(), indent=2))

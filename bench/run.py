@@ -123,8 +123,7 @@ def section_bert(rows) -> list[str]:
            "Q and K maps and QKᵀ) over those of transformers' whole forward, counted from the shapes "
            "(`bench.bert.work_bound`). Page faults: minor page faults per call while timing (`getrusage`), the fresh "
            "memory each forward touches; how many there are depends on what the allocator kept from the calls "
-           "before, so the table is measured in a Python process of its own (`python -m bench.bert`), not after "
-           "the run's other benchmarks.", ""]
+           "before, so they explain a row that moves between runs.", ""]
     out += table(["tokens", "transformers ms", "ours untraced: ms", "ours, every value: ms", "ratio", "values, MiB",
                   f"ours, `{flt}`: ms", "ratio", "work bound", "values, MiB",
                   f"page faults: transformers / ours / `{flt}`", "largest difference", "check: agree"],
@@ -645,9 +644,8 @@ def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
     dec = step("decoding", lambda: core.bench_decoding(64 if q else DECODING_TOKENS, repeats=2 if q else 7))
     if dec:
         lines += section_decoding(dec)
-    from .bert import SIZES, in_fresh_process
-    minilm = step("minilm", lambda: in_fresh_process(repeats=5 if q else 20, sizes=SIZES[:2] if q else SIZES,
-                                                     threads=THREADS)) or []
+    from .bert import SIZES, bench_bert
+    minilm = step("minilm", lambda: bench_bert(repeats=5 if q else 20, sizes=SIZES[:2] if q else SIZES)) or []
     lines += section_bert(minilm)
     from .gpt2 import SIZES as GPT2_SIZES, bench_gpt2
     lines += section_gpt2(step("gpt2", lambda: bench_gpt2(repeats=3 if q else 6, sizes=GPT2_SIZES[:1] if q

@@ -92,10 +92,10 @@ def test_card_training_time_and_targets_verdicts():
 
 
 def test_minilm_rows_compare_the_same_ids_and_agree_with_transformers():
-    from bench.bert import SIZES, in_fresh_process
+    from bench.bert import SIZES, bench_bert
 
     assert SIZES == (32, 128, 512)  # the full run's lengths; 512 is MiniLM's longest
-    rows = in_fresh_process(repeats=1, sizes=(32, 128))  # as bench.run measures them: `python -m bench.bert`
+    rows = bench_bert(repeats=1, sizes=(32, 128))
     assert [r["tokens"] for r in rows] == [32, 128]
     assert all(r["agree"] and r["max_error"] <= 1e-5 and r["filtered_same_patterns"] for r in rows)
     assert all(math.isclose(r["ratio"], r["ours_ms"] / r["transformers_ms"]) for r in rows)
