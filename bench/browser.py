@@ -6,6 +6,7 @@ the playwright package) the caller writes "not measured".
 """
 from __future__ import annotations
 
+import functools
 import http.client
 import os
 import re
@@ -162,14 +163,24 @@ def first_chart(p, address: str) -> float:
     return p.evaluate("() => window.__firstChart") / 1000
 
 
+@functools.cache
+def static_bytes(path: str) -> bytes | None:
+    """The file Streamlit serves at `path` under /static/, as on disk (b"" if there is none); None for other paths."""
+    import streamlit
+
+    if not path.startswith("/static/"):
+        return None
+    file = Path(streamlit.__file__).parent / "static" / path.split("?")[0].lstrip("/")
+    return file.read_bytes() if file.is_file() else b""
+
+
 def kept_alive(base: str, n: int = 20) -> dict:
     """Seconds per GET of one small script of Streamlit's frontend (the first the page preloads), n one after another
     on one kept-alive connection, as a browser fetches a page's chunks over its 6 connections. Check: each answer is
     200 and the file's bytes on disk."""
-    import streamlit
     html = urllib.request.urlopen(base + "/", timeout=30).read().decode()
     path = re.search(r'rel="modulepreload" crossorigin href="\./([^"]+)"', html).group(1)
-    want = (Path(streamlit.__file__).parent / "static" / path).read_bytes()
+    want = static_bytes("/" + path)
     address = urlparse(base)
     conn, times, ok = http.client.HTTPConnection(address.hostname, address.port, timeout=30), [], True
     try:

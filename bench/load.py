@@ -337,7 +337,7 @@ def measure(n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float
         result = summary(sessions)
         if clients == "protocol":
             result.update(frontend_files=len(files),
-                          frontend_mb=sum(len(protocol.static_bytes(f) or b"") for f in files) / 1e6)
+                          frontend_mb=sum(len(br.static_bytes(f) or b"") for f in files) / 1e6)
         result.update(wall_s=time.perf_counter() - t0, rounds=rounds, ramp_s=ramp_s, clients=clients,
                       server_cpu_s=cpu_seconds(pid) - server_cpu, client_cpu_s=client_cpu,
                       load_average=os.getloadavg()[0], cores=os.cpu_count(), served=served(path))

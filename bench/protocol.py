@@ -16,15 +16,14 @@ chromium), over as many kept-alive connections as chromium opens to one server.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import resource
 import time
 from collections import deque
 from collections.abc import Sequence
-from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlparse
 
+from .browser import static_bytes
 from .visitor import CROSS, FRONTEND, MODEL, Session, unfinished, visitors
 
 FINISHED = {0: "done", 1: "compile error", 2: "rerun", 3: "done"}  # ForwardMsg.ScriptFinishedStatus
@@ -36,31 +35,21 @@ def frontend(base: str, browser, timeout_ms: float = 120_000) -> list[str]:
     explorer's and the decoding page's (a round's pages), each until no request has followed for 0.5 s: recorded in
     a new context of `browser` (playwright's sync API). The later pages add only the scripts, styles and fonts the
     first did not need (a page switch inside the app fetches no page of its own); the socket is not among them."""
-    origin, asked, load = urlparse(base).netloc, [], [0]
+    origin, asked, first = urlparse(base).netloc, [], 0
     ctx = browser.new_context()
     try:
         page = ctx.new_page()
-        page.on("request", lambda r: asked.append((load[0], urlparse(r.url))))
-        for load[0], path in enumerate(("", "explorer", "decoding")):
+        page.on("request", lambda r: asked.append(urlparse(r.url)))
+        for path in ("", "explorer", "decoding"):
             page.goto(f"{base}/{path}?" + urlencode({"model": MODEL, "src": "the cat sat on the mat"}))
             page.wait_for_selector("h1", timeout=timeout_ms)  # the page's run has begun: its elements' chunks follow
             page.wait_for_load_state("networkidle", timeout=timeout_ms)  # no request for 0.5 s
+            first = first or len(asked)  # the requests of the first page end here
     finally:
         ctx.close()
-    paths = [u.path + (f"?{u.query}" if u.query else "") for n, u in asked
-             if u.netloc == origin and u.path != "/_stcore/stream" and (n == 0 or u.path.startswith("/static/"))]
+    paths = [u.path + (f"?{u.query}" if u.query else "") for n, u in enumerate(asked)
+             if u.netloc == origin and u.path != "/_stcore/stream" and (n < first or u.path.startswith("/static/"))]
     return list(dict.fromkeys(paths))
-
-
-@functools.cache
-def static_bytes(path: str) -> bytes | None:
-    """The file Streamlit serves at `path` under /static/, as on disk (b"" if there is none); None for other paths."""
-    import streamlit
-
-    if not path.startswith("/static/"):
-        return None
-    file = Path(streamlit.__file__).parent / "static" / path.split("?")[0].lstrip("/")
-    return file.read_bytes() if file.is_file() else b""
 
 
 async def fetch_frontend(base: str, paths: Sequence[str], s: Session, timeout_s: float) -> None:
