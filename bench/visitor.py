@@ -43,7 +43,7 @@ def expected_labels(sentences: list[str]) -> dict[str, list[str]]:
 def visitors(base: str, n: int, rounds: int, seed: int) -> tuple[list[Session], dict[str, list[str]]]:
     """n sessions, each with rounds + 1 sentences of its own, and every sentence's labels; refuses more than
     MAX_SESSIONS sessions or a server not on 127.0.0.1."""
-    from core_model.data import english_sentences
+    from core_model.training.data import english_sentences
 
     if not 0 < n <= MAX_SESSIONS:
         raise ValueError(f"sessions must be 1 to {MAX_SESSIONS}, not {n}")

@@ -3,13 +3,18 @@
     from core_model import load, run_with_trace
     loaded = load("assets/models/translate-en-fr")
     out, trace = run_with_trace(loaded.model, src_ids, tgt_ids)
+
+The rooms: nn/ (the network), trace/ (recording and the Trace), tokenizers/ (one module per kind),
+checkpoints/ (reading a folder within limits, the probe, the registry of importers), importers/ (one module
+per Hugging Face family), training/ (train, logs, snapshots, live training, tasks, evaluate, data); beside
+them config, messages, decoding, generation, attribution and cli.
 """
-from .attention import ATTN_LEAVES
-from .checkpoint import CheckpointError, Loaded, load
+from . import importers  # noqa: F401  (each family registers itself with checkpoints' registry)
+from .checkpoints import CheckpointError, Loaded, load
 from .config import ModelConfig
-from .layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
-from .model import MODEL_LEAVES, KVCache, Transformer
+from .nn.model import KVCache, Transformer
 from .trace import Trace, run_with_trace
+from .trace.names import ATTN_LEAVES, EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, MODEL_LEAVES, STACK_LEAVES
 
 __all__ = ["ModelConfig", "KVCache", "Transformer", "Trace", "run_with_trace", "load", "Loaded", "CheckpointError",
            "ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES"]

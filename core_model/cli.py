@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .checkpoint import CheckpointError
+from .checkpoints import CheckpointError
 
 SHOWN = 200  # characters of a bad value quoted back: a 100,000-character argument is not echoed whole
 MAX_SEED = 2**32 - 1  # what every seeded generator here accepts (numpy's limit is the lowest)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from .messages import CodedError
-from .model import KVCache, Transformer
+from .nn.model import KVCache, Transformer
 from .trace import Trace, name_filter, recording
 
 DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's positions (cfg.positions)

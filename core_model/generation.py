@@ -11,9 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .safe_load import MAX_FILE_BYTES, CheckpointError, read_json_file, size_text
-
-FILE = "generation_config.json"
+from .checkpoints.safe_load import GENERATION_FILE as FILE, MAX_FILE_BYTES, CheckpointError, read_json_file, size_text
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,10 @@ import zipfile
 from pathlib import Path
 
 import torch
+from safetensors.torch import save as save_safetensors
 
 from core_model import ModelConfig, Transformer
-from core_model.checkpoint import load, save_safetensors, weights_to_save
+from core_model.checkpoints import load, weights_to_save
 
 REVERSE = Path(__file__).resolve().parents[1] / "assets" / "models" / "reverse"
 
@@ -37,12 +38,12 @@ def torch_save_payload(marker: Path) -> bytes:
 
 def assert_pickle_only_is_refused_unread(folder: Path, tmp_path: Path) -> None:
     """A copy of `folder` with its model.safetensors swapped for a malicious pytorch_model.bin is refused by
-    checkpoint.load, and the pickle never runs (it would create a marker file)."""
+    checkpoints.load, and the pickle never runs (it would create a marker file)."""
     import shutil
 
     import pytest
 
-    from core_model.checkpoint import CheckpointError
+    from core_model.checkpoints import CheckpointError
 
     copy = Path(shutil.copytree(folder, tmp_path / "pickled"))
     (copy / "model.safetensors").unlink()
@@ -147,7 +148,7 @@ def tiny_bert(dest: Path, pre_tokenizer: dict | None = None) -> Path:
     (its pre_tokenizer replaced by `pre_tokenizer` when given)."""
     import transformers
 
-    from core_model.bert import minilm_path
+    from core_model.importers.bert import minilm_path
 
     dest = Path(dest)
     cfg = transformers.BertConfig(vocab_size=30522, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
@@ -179,7 +180,7 @@ def with_bert_config(src: Path, dest: Path, **fields) -> Path:
 def endless_model(dest: Path, max_len: int = 8192) -> Path:
     """A tiny reverse-vocabulary model with RoPE positions up to `max_len` that never emits eos
     (its output bias for eos is -100), so only a budget or a clock stops its decoding."""
-    from core_model import checkpoint
+    from core_model import checkpoints
 
     loaded = load(REVERSE)
     cfg = ModelConfig(**{**loaded.config.to_dict(), "d_model": 8, "n_heads": 2, "d_ff": 16, "n_encoder_layers": 1,
@@ -187,15 +188,15 @@ def endless_model(dest: Path, max_len: int = 8192) -> Path:
     model = Transformer(cfg).eval()
     with torch.no_grad():
         model.generator.bias[cfg.eos_id] = -100.0
-    return checkpoint.save(dest, model, loaded.tokenizers, card="never stops")
+    return checkpoints.save(dest, model, loaded.tokenizers, card="never stops")
 
 
 def huge_weights(dest: Path, value: float = 3e38) -> Path:
     """The reverse model with every weight set to `value`: finite, but its outputs overflow float32."""
-    from core_model import checkpoint
+    from core_model import checkpoints
 
     loaded = load(REVERSE)
     with torch.no_grad():
         for p in loaded.model.parameters():
             p.fill_(value)
-    return checkpoint.save(dest, loaded.model, loaded.tokenizers, card="too large to compute with")
+    return checkpoints.save(dest, loaded.model, loaded.tokenizers, card="too large to compute with")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core_model import masks
+from core_model.nn import masks
 from core_model.trace import Trace
 
 from .views.masks import padding

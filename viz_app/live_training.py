@@ -1,7 +1,7 @@
 """One live training run per server process at a time (the Training page's "Train one live"), in a process of its own.
 
 A session asks with its own token (`start`) and gets a Job; the first job runs, the others wait in line and are
-told their place. The run itself is a fresh Python process (core_model.live_train.main: no copy of the server's
+told their place. The run itself is a fresh Python process (core_model.training.live_train.main: no copy of the server's
 threads or memory); a thread of the server sends it the task and reads its records into the Job. So the run's
 model, optimizer and the ~120,000 objects of the modules an optimizer imports (torch._dynamo, sympy) never enter
 the server, whose collection after every script run would walk them for the rest of its life (50-90 ms more a
@@ -21,7 +21,7 @@ import sys
 import threading
 import time
 
-from core_model.live_train import EVERY, SECONDS, TINY, Probe, Record
+from core_model.training.live_train import EVERY, SECONDS, TINY, Probe, Record
 
 from .registry import ROOT  # the checkout: the run's process imports core_model from it
 
@@ -30,7 +30,7 @@ HEARTBEAT_SECONDS = 5.0  # a job whose session has not polled for this long is s
 MAX_WAITING = 32  # sessions in line at once: one more is told the line is full (start returns None)
 POLL_SECONDS = 0.5  # the watching thread looks at the run's process and its session this often between records
 ENDING_SECONDS = 10.0  # a stopped run's process ends at its next step; past this it is killed
-CHILD = "from core_model.live_train import main; main()"  # the run's process
+CHILD = "from core_model.training.live_train import main; main()"  # the run's process
 
 
 class Line:

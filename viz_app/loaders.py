@@ -17,18 +17,20 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core_model import bert, checkpoint, decoding, tasks
+from core_model import checkpoints, decoding
+from core_model.importers import bert
+from core_model.training import tasks
 from core_model.attribution import Gradients, attribute, explained_token
 from core_model.generation import Generation, read_generation
-from core_model.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
-from core_model.attention import attention
-from core_model.masks import apply_mask, causal_mask, masked_softmax
+from core_model.nn.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
+from core_model.nn.attention import attention
+from core_model.nn.masks import apply_mask, causal_mask, masked_softmax
 from core_model.messages import CodedError
-from core_model.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
+from core_model.training.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
 from core_model.trace import Trace, recording, run_with_trace
-from core_model.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
-from core_model.snapshots import Snapshots, read_snapshots
-from core_model.train_log import TrainLog, read_log
+from core_model.training.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
+from core_model.training.snapshots import Snapshots, read_snapshots
+from core_model.training.train_log import TrainLog, read_log
 
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
@@ -46,7 +48,7 @@ OWN_DIR = Path(tempfile.gettempdir()) / "attention-viz-own-models"
 
 def available_models() -> list[str]:
     """Shipped checkpoint folders, the default first, then all-MiniLM-L6-v2 if its package is installed."""
-    names = sorted(p.name for p in MODELS_DIR.iterdir() if (p / checkpoint.CONFIG).is_file()) if MODELS_DIR.is_dir() else []
+    names = sorted(p.name for p in MODELS_DIR.iterdir() if (p / checkpoints.CONFIG).is_file()) if MODELS_DIR.is_dir() else []
     imported = [bert.MINILM] if bert.minilm_path() is not None else []
     return sorted(names, key=lambda n: n != DEFAULT_MODEL) + imported
 
@@ -59,9 +61,9 @@ def model_folder(name: str) -> Path:
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def load_model(name: str) -> checkpoint.Loaded:
+def load_model(name: str) -> checkpoints.Loaded:
     """Load once per server; shared read-only by every session."""
-    return checkpoint.load(model_folder(name))
+    return checkpoints.load(model_folder(name))
 
 
 @dataclass(frozen=True)
@@ -466,7 +468,7 @@ TEACHER_PAIRS = 4  # pairs in the teacher-forcing batch the page draws
 
 def shipped_task(name: str) -> Task | None:
     """The task a shipped model was trained on (its folder name), or None (MiniLM, a user's own model)."""
-    return TASKS.get(name) if name in TASKS and (MODELS_DIR / name / checkpoint.CONFIG).is_file() else None
+    return TASKS.get(name) if name in TASKS and (MODELS_DIR / name / checkpoints.CONFIG).is_file() else None
 
 
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
@@ -483,7 +485,7 @@ def training_snapshots(name: str) -> Snapshots | None:
 
 
 def lr_schedule(d_model: int, warmup: int, factor: float, steps: int, cooldown: float = 0.0) -> np.ndarray:
-    """core_model.train.learning_rate for steps 1 … steps: the schedule training follows."""
+    """core_model.training.train.learning_rate for steps 1 … steps: the schedule training follows."""
     return np.array([learning_rate(step, d_model, warmup, factor, steps, cooldown) for step in range(1, steps + 1)])
 
 
@@ -539,7 +541,7 @@ class EncodingRun:
     slopes: np.ndarray | None = None  # alibi: [h] each head's penalty per token of distance (its bias is `scores`)
 
 
-def encoding_ids(loaded: checkpoint.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def encoding_ids(loaded: checkpoints.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(src, tgt) ids of the first ENCODING_TOKENS tokens, laid out as `run` lays them out: a decoder-only
     model reads <s> first; an encoder-decoder's encoder reads the text (its decoder only <s>)."""
     cfg = loaded.config
@@ -626,7 +628,7 @@ QK_BORROWED = DEFAULT_MODEL  # the task whose sentences a model with none of its
 @dataclass(frozen=True)
 class HeldOut:
     """The sentences a model's queries and keys are drawn from, as each of its sides reads them."""
-    task: str  # the corpus's task: its held-out test split, as core_model.evaluate takes it (corpus(task, 0)["test"])
+    task: str  # the corpus's task: its held-out test split, as core_model.training.evaluate takes it (corpus(task, 0)["test"])
     own: bool  # the model's own task's; else the model has none and borrows QK_BORROWED's
     src: tuple[str, ...]  # per sentence, what the encoder reads ("" for a model without one)
     tgt: tuple[str, ...]  # per sentence, what the decoder reads after <s> ("" for a model without one)
@@ -665,7 +667,7 @@ class QKCorpus:
     k_frame: np.ndarray  # [n_k] bool
 
 
-def qk_ids(loaded: checkpoint.Loaded, side: str, text: str) -> tuple[int, ...]:
+def qk_ids(loaded: checkpoints.Loaded, side: str, text: str) -> tuple[int, ...]:
     """A held-out sentence's ids on `side` as `run` lays them out, within QK_TOKENS and the model's positions: the
     encoder reads the text (BERT's in [CLS] … [SEP]), the decoder <s> and then the text."""
     limit = min(QK_TOKENS, loaded.config.positions)

@@ -1,6 +1,6 @@
 """Your own model: a zipped checkpoint folder uploaded, or a checkpoint folder on the server's disk.
 
-core_model.checkpoint unpacks the zip (or copies the folder) with every check, core_model.probe tries
+core_model.checkpoints unpacks the zip (or copies the folder) with every check, core_model.checkpoints.probe tries
 it in a child process held to a time and a memory limit; the files then go into loaders.OWN_DIR under
 a name made of their content hash, and load like a shipped model. The folder box is there only when
 whoever runs the server names one folder that visitors may read models from (ROOT_SETTING), and
@@ -23,7 +23,8 @@ import streamlit as st
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from core_model import checkpoint, probe
+from core_model import checkpoints
+from core_model.checkpoints import probe
 from core_model.messages import CodedError
 
 from . import loaders
@@ -35,7 +36,7 @@ OWN = "own_models"  # session state: {model name: its title in the model list}
 MESSAGE = "own_message"  # session state: (kind, i18n key, fields) of the last attempt, shown once
 FOLDER = "own_folder"  # the folder-path text input
 UPLOADS = "own_uploads"  # zips handled so far; a new uploader key after each empties the widget
-MAX_UPLOAD_MB = checkpoint.MAX_ZIP_BYTES // 2**20
+MAX_UPLOAD_MB = checkpoints.MAX_ZIP_BYTES // 2**20
 MAX_FOLDERS = 8  # own models kept on disk, as many as loaders.load_model keeps in memory
 STALE_SECONDS = 3600  # an unpacking folder this old was left by a server that stopped midway
 ROOT_SETTING = "ATTENTION_VIZ_MODEL_ROOT"  # environment variable: the one folder the folder box may read from
@@ -84,7 +85,7 @@ def content_name(folder: Path) -> str:
 
 def bring_in(fill, source: str, private: tuple[Path, ...] = ()) -> str:
     """Let fill(folder) write a checkpoint into a new folder, try it in a bounded child process
-    (core_model.probe), name it by content and load it; return the name.
+    (core_model.checkpoints.probe), name it by content and load it; return the name.
 
     Raises CheckpointError (naming `source`, never a folder of the server: the temporary ones, nor those
     in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong.
@@ -107,10 +108,10 @@ def bring_in(fill, source: str, private: tuple[Path, ...] = ()) -> str:
     except BaseException as e:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
-        if isinstance(e, checkpoint.CheckpointError):
+        if isinstance(e, checkpoints.CheckpointError):
             hidden = [str(f) for f in (staging, target, loaders.OWN_DIR, *private) if f is not None]
             fields = {k: reworded(v, hidden, source) if isinstance(v, str) else v for k, v in e.fields.items()}
-            raise checkpoint.CheckpointError(reworded(str(e), hidden, source), e.kind, e.code, fields) from None
+            raise checkpoints.CheckpointError(reworded(str(e), hidden, source), e.kind, e.code, fields) from None
         raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -146,7 +147,7 @@ def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
     user's language and leave everything else as it was."""
     try:
         name = bring_in(fill, source, private)
-    except checkpoint.CheckpointError as e:
+    except checkpoints.CheckpointError as e:
         reason = {"message": str(e), "code": e.code, "fields": e.fields}  # worded when shown, in the language then
         st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": reason})
         return
@@ -162,7 +163,7 @@ def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
 
 
 def add_zip(data: bytes, filename: str) -> None:
-    add(partial(checkpoint.extract_zip, data), filename, Path(filename).stem or filename)
+    add(partial(checkpoints.extract_zip, data), filename, Path(filename).stem or filename)
 
 
 def add_folder(typed: str) -> None:
@@ -171,7 +172,7 @@ def add_folder(typed: str) -> None:
     if folder is None:  # the same words whether or not such a path exists
         st.session_state[MESSAGE] = ("error", "own.outside", {"source": typed})
         return
-    add(partial(checkpoint.copy_folder, folder), typed, folder.name or typed, (folder,))
+    add(partial(checkpoints.copy_folder, folder), typed, folder.name or typed, (folder,))
 
 
 def forget(upload) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from core_model import load
-from core_model.positional import sinusoidal_table
+from core_model.nn.positional import sinusoidal_table
 from core_model.trace import run_with_trace
 from viz_app.loaders import MODELS_DIR
 from viz_app.sidebar import EXAMPLES

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import ModelConfig, Transformer, checkpoint, decoding, run_with_trace
+from core_model import ModelConfig, Transformer, checkpoints, decoding, run_with_trace
 from tests.app.conftest import APP, assert_clean, decode, named_chart, named_z, open_page
 from viz_app import loaders
 from viz_app.text import token_chips
@@ -219,7 +219,7 @@ def other_models(tmp_path_factory):
                           tgt_vocab_size=tokenizers["tgt"].vocab_size, d_model=32, n_heads=2,
                           n_encoder_layers=1 if arch == "encoder" else 0,
                           n_decoder_layers=2 if arch == "decoder" else 0, d_ff=64, max_len=64)
-        checkpoint.save(folder / name, Transformer(cfg).eval(), tokenizers)
+        checkpoints.save(folder / name, Transformer(cfg).eval(), tokenizers)
     return folder
 
 

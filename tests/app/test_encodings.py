@@ -10,8 +10,9 @@ import numpy as np
 import torch
 from streamlit.testing.v1 import AppTest
 
-from core_model import bert, load
-from core_model.positional import alibi_bias, alibi_slopes, rope_angles, sinusoidal_table
+from core_model import load
+from core_model.importers import bert
+from core_model.nn.positional import alibi_bias, alibi_slopes, rope_angles, sinusoidal_table
 from core_model.trace import run_with_trace
 from viz_app import loaders
 from viz_app.sidebar import EXAMPLES

@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from core_model import checkpoint, messages
+from core_model import checkpoints, messages
 from tests.app.conftest import assert_clean, named_chart, open_page, shown
 from tests.bad_checkpoints import REVERSE, endless_model, files_of, split_regex, tiny_bert, zip_of
 from viz_app import loaders, own_model
@@ -77,11 +77,11 @@ def test_a_number_of_5000_digits_is_named_shortly():
 
 
 def test_weights_too_large_to_compute_with_are_refused(tmp_path):
-    loaded = checkpoint.load(REVERSE)
+    loaded = checkpoints.load(REVERSE)
     with torch.no_grad():
         for p in loaded.model.parameters():
             p.fill_(3e38)  # finite, but any product overflows
-    data = zip_of(files_of(checkpoint.save(tmp_path / "huge", loaded.model, loaded.tokenizers)))
+    data = zip_of(files_of(checkpoints.save(tmp_path / "huge", loaded.model, loaded.tokenizers)))
     at = open_page("self_attention", model="reverse", src=SENTENCE)
     assert "not finite numbers" in refused(upload(at, "bad.zip", data), "numbers")
 
@@ -91,7 +91,7 @@ def test_an_unforeseen_failure_is_said_without_a_traceback_and_cleaned_up(own_di
         (folder / "config.json").write_text("{}")
         raise RuntimeError("/srv/secret/path went wrong")
 
-    monkeypatch.setattr(checkpoint, "extract_zip", lambda data, folder: crash(folder))
+    monkeypatch.setattr(checkpoints, "extract_zip", lambda data, folder: crash(folder))
     at = open_page("self_attention", model="reverse", src=SENTENCE)
     error = refused(upload(at, "bad.zip", zip_of(files_of())), "crash")
     assert "/srv/secret" not in error and "RuntimeError" in error

@@ -65,7 +65,7 @@ def test_page_has_no_english_left_in_chinese(name):
 
 
 def test_a_model_that_cannot_be_loaded_is_said_in_chinese(monkeypatch):
-    from core_model.safe_load import CheckpointError
+    from core_model.checkpoints.safe_load import CheckpointError
     from tests.app.conftest import shown
 
     def broken(name):

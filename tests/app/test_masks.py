@@ -1,11 +1,12 @@
-"""The Masks page: a padded batch, masks equal to core_model.masks, -inf where blocked, padding leaks."""
+"""The Masks page: a padded batch, masks equal to core_model.nn.masks, -inf where blocked, padding leaks."""
 import numpy as np
 import pytest
 import torch
 
-from core_model import checkpoint, masks
+from core_model import checkpoints
+from core_model.nn import masks
 from core_model.config import ModelConfig
-from core_model.model import Transformer
+from core_model.nn.model import Transformer
 from core_model.trace import run_with_trace
 from tests.app.conftest import assert_clean, decode, named_chart, named_z, open_page, shown
 from viz_app import loaders
@@ -26,7 +27,7 @@ def tiny_models(path, tokenizer):
     for name, cfg in (("tiny-encoder", ModelConfig(architecture="encoder", n_encoder_layers=2, n_decoder_layers=0, **common)),
                       ("tiny-lm", ModelConfig(architecture="decoder", n_encoder_layers=0, n_decoder_layers=2, norm="rmsnorm",
                                               norm_placement="pre", activation="gelu", positional="learned", **common))):
-        checkpoint.save(path / name, Transformer(cfg), {side: tokenizer for side in cfg.sides})
+        checkpoints.save(path / name, Transformer(cfg), {side: tokenizer for side in cfg.sides})
     return path
 
 

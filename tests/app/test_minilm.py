@@ -4,7 +4,7 @@ import json
 import numpy as np
 import pytest
 
-from core_model import bert
+from core_model.importers import bert
 from tests.app.conftest import assert_clean, decode, grid_tile, named_chart, open_page
 from viz_app import loaders
 from viz_app.i18n import text

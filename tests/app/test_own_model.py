@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core_model import checkpoint
+from core_model import checkpoints
 from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page, shown
 from tests.bad_checkpoints import REVERSE, bad_zips, files_of, zip_of
 from viz_app import loaders, own_model
@@ -196,7 +196,7 @@ def test_only_the_latest_own_models_stay_on_disk(own_dir, monkeypatch):
     monkeypatch.setattr(own_model.probe, "check", lambda folder: None)  # ten good copies: pruning is tested here
     for i in range(own_model.MAX_FOLDERS + 2):  # each a different card, so a different content hash
         data = zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})
-        own_model.bring_in(lambda folder, data=data: checkpoint.extract_zip(data, folder), "z")
+        own_model.bring_in(lambda folder, data=data: checkpoints.extract_zip(data, folder), "z")
     kept = sorted(p for p in own_dir.iterdir())
     assert len(kept) == own_model.MAX_FOLDERS
     cards = {(p / "card.md").read_text() for p in kept}
@@ -216,8 +216,8 @@ def test_a_file_name_made_of_markdown_is_shown_as_typed():
 
 
 def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
-    from core_model.snapshots import SNAPSHOT_FILE
-    from core_model.train_log import LOG_FILE, parse_log
+    from core_model.training.snapshots import SNAPSHOT_FILE
+    from core_model.training.train_log import LOG_FILE, parse_log
 
     rows = "step,train_loss,valid_loss,lr,grad_norm,tokens\n10,2.5,,0.001,3.0,500\n20,1.5,1.25,0.002,2.0,1000\n"
     at = open_page("training", src=SENTENCE)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import ModelConfig, Transformer, checkpoint
-from core_model.positional import alibi_slopes, sinusoidal_table
+from core_model import ModelConfig, Transformer, checkpoints
+from core_model.nn.positional import alibi_slopes, sinusoidal_table
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page
@@ -21,7 +21,7 @@ def save_toy(folder, **fields):
     torch.manual_seed(0)
     sizes = dict(src_vocab_size=tokenizer.vocab_size, tgt_vocab_size=tokenizer.vocab_size)
     model = Transformer(ModelConfig(**{**TOY, **sizes, **fields}))
-    checkpoint.save(folder, model, {"src": tokenizer, "tgt": tokenizer})
+    checkpoints.save(folder, model, {"src": tokenizer, "tgt": tokenizer})
 
 
 @pytest.fixture(scope="module")

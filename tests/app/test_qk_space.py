@@ -2,8 +2,8 @@
 held-out sentences (queries and keys), for the sidebar's head in the page's block, every hover escaped."""
 import numpy as np
 
-from core_model import checkpoint
-from core_model.tasks import held_out
+from core_model import checkpoints
+from core_model.training.tasks import held_out
 from tests.app.conftest import assert_clean, chart_names, decode, named_chart, open_page
 from viz_app import loaders
 from viz_app.views import qk_space as view
@@ -13,7 +13,7 @@ CHART = "explorer.qk"
 
 
 def held_out_pairs() -> tuple:
-    """The first test pairs of translate-en-fr (seed 0), as core_model.evaluate reads them; tests/core/test_tasks.py
+    """The first test pairs of translate-en-fr (seed 0), as core_model.training.evaluate reads them; tests/core/test_tasks.py
     checks `held_out` against the whole corpus."""
     return held_out(MODEL)["test"][:loaders.QK_SENTENCES]
 
@@ -42,7 +42,7 @@ def test_turned_on_it_draws_every_token_of_the_held_out_sentences_as_a_query_and
     at.toggle(key="explorer.qk").set_value(True).run()
     assert_clean(at)
     chart = named_chart(at, CHART)
-    src = checkpoint.load(loaders.model_folder(MODEL)).tokenizers["src"]
+    src = checkpoints.load(loaders.model_folder(MODEL)).tokenizers["src"]
     tokens = sum(len(src.encode(s)) for s, _, _ in held_out_pairs())  # encoder self-attention: source tokens only
     assert counted(chart) == (tokens, tokens)
     assert at.query_params["explorer.qk"] == "1"  # in the link
@@ -59,7 +59,7 @@ def test_cross_attention_reads_queries_from_the_targets_and_keys_from_the_source
     at = open_page("explorer", **{"explorer.kind": "decoder.cross_attn", "layer": 1, "head": 2, "explorer.qk": True})
     assert_clean(at)
     chart = named_chart(at, CHART)
-    tokenizers = checkpoint.load(loaders.model_folder(MODEL)).tokenizers
+    tokenizers = checkpoints.load(loaders.model_folder(MODEL)).tokenizers
     pairs = held_out_pairs()
     n_q = sum(1 + len(tokenizers["tgt"].encode(t)) for _, t, _ in pairs)  # <s> and the French target
     n_k = sum(len(tokenizers["src"].encode(s)) for s, _, _ in pairs)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import checkpoint
-from core_model.positional import rope_angles
+from core_model import checkpoints
+from core_model.nn.positional import rope_angles
 from viz_app.loaders import MODELS_DIR
 from viz_app.registry import NAMES
 
@@ -24,7 +24,7 @@ def test_every_page_draws_the_rope_model(name):
 def test_the_positional_page_draws_the_models_own_rotation_angles():
     at = open_page("positional", model=MODEL)
     assert_clean(at)
-    cfg = checkpoint.load(MODELS_DIR / MODEL).config
+    cfg = checkpoints.load(MODELS_DIR / MODEL).config
     angles = named_z(at, "positional.model.rope.angles")
     n = angles.shape[0]
     expected = np.mod(rope_angles(torch.arange(n), cfg.d_head, cfg.positional_base).numpy(), 2 * np.pi)

@@ -3,9 +3,9 @@ head and query; the ÷√d_k switch shows the unscaled run."""
 import numpy as np
 import pytest
 
-from core_model import ModelConfig, Transformer, checkpoint, load
+from core_model import ModelConfig, Transformer, checkpoints, load
 from core_model.trace import run_with_trace
-from core_model.tokenizer import Tokenizer
+from core_model.tokenizers import Tokenizer
 from viz_app import loaders
 from viz_app.sidebar import EXAMPLES
 from viz_app.text import safe_labels
@@ -150,7 +150,7 @@ def test_other_architectures_show_their_only_block(monkeypatch, tmp_path, name, 
     tokenizers = {side: Tokenizer.load(shipped / f"{side}.model") for side in ("src", "tgt")}
     cfg = ModelConfig(src_vocab_size=tokenizers["src"].vocab_size, tgt_vocab_size=tokenizers["tgt"].vocab_size,
                       d_model=16, n_heads=2, d_ff=32, n_encoder_layers=2, n_decoder_layers=2, max_len=64, **fields)
-    checkpoint.save(tmp_path / name, Transformer(cfg), tokenizers)
+    checkpoints.save(tmp_path / name, Transformer(cfg), tokenizers)
     monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
     # the block of the model seen before (cross-attention) is not in this one: say so, show the one it has
     at = open_page("self_attention", model=name, src="the cat", layer=1, head=1,

@@ -3,7 +3,7 @@ import subprocess
 import sys
 import tomllib
 
-from core_model import checkpoint
+from core_model import checkpoints
 from viz_app.registry import ROOT
 
 
@@ -22,4 +22,4 @@ def test_streamlit_reads_the_servers_settings():
 
 def test_the_upload_limit_is_the_loaders_own():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
-    assert config["server"]["maxUploadSize"] * 2**20 == checkpoint.MAX_ZIP_BYTES
+    assert config["server"]["maxUploadSize"] * 2**20 == checkpoints.MAX_ZIP_BYTES

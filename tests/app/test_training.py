@@ -1,15 +1,15 @@
 """The Training page under AppTest: every chart draws the view's numbers, and the views agree with training's
-own code (core_model.train's schedule, the run's logits, the teacher-forced batch's loss)."""
+own code (core_model.training.train's schedule, the run's logits, the teacher-forced batch's loss)."""
 import html
 
 import numpy as np
 import pytest
 import torch
 
-from core_model import bert
-from core_model.tasks import TASKS
-from core_model.train import learning_rate
-from core_model.train_log import read_log
+from core_model.importers import bert
+from core_model.training.tasks import TASKS
+from core_model.training.train import learning_rate
+from core_model.training.train_log import read_log
 from viz_app import loaders
 from viz_app.i18n import text
 
@@ -148,19 +148,19 @@ def open_page_with_link(query: str):
 def trained(tmp_path_factory):
     """A tiny reversal model trained here for 20 steps (its log and snapshots in its checkpoint), zipped as a
     user would upload it."""
-    from core_model import checkpoint
-    from core_model.train import train
+    from core_model import checkpoints
+    from core_model.training.train import train
     from tests.bad_checkpoints import zip_of
     from tests.core.test_train import TINY
 
     out = tmp_path_factory.mktemp("tiny") / "run"
     train(TINY, out, steps=20, validate_every=10, save_every=10, log_every=5, progress=False)
     folder = out / "checkpoint"
-    return folder, zip_of({n: (folder / n).read_bytes() for n in checkpoint.FILES if (folder / n).is_file()})
+    return folder, zip_of({n: (folder / n).read_bytes() for n in checkpoints.files() if (folder / n).is_file()})
 
 
 def test_heads_forming_draws_an_uploaded_runs_saved_patterns_step_by_step(trained, tmp_path, monkeypatch):
-    from core_model.snapshots import read_snapshots
+    from core_model.training.snapshots import read_snapshots
 
     from .conftest import grid_tile
     monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from core_model import bert
+from core_model.importers import bert
 from viz_app import loaders
 from viz_app.views.worked_example import WORKED
 from tests.app.conftest import assert_clean, decode, named_chart, open_page

@@ -12,13 +12,13 @@ MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 @pytest.fixture(scope="session")
 def shipped_evaluation():
     """`shipped_evaluation(name)`: what `evaluate(assets/models/<name>, <name>)` returns, i.e. what
-    `python -m core_model.evaluate` prints for that shipped model.
+    `python -m core_model.training.evaluate` prints for that shipped model.
 
     Evaluating the translator (500 held-out translations, 300 traced sentences for the AER) is the
     slowest thing in tests/core, so each model is evaluated at most once per session; every caller
     gets its own copy of the result.
     """
-    from core_model.evaluate import evaluate
+    from core_model.training.evaluate import evaluate
 
     done: dict[str, dict] = {}
 
@@ -33,9 +33,9 @@ def shipped_evaluation():
 @pytest.fixture(scope="session")
 def shipped_splits():
     """`shipped_splits(name)`: the valid and test splits of a shipped model's task (seed 0), as
-    `core_model.tasks.held_out` draws them once per process (test_tasks.py checks them against `corpus`). Callers
+    `core_model.training.tasks.held_out` draws them once per process (test_tasks.py checks them against `corpus`). Callers
     get their own lists."""
-    from core_model.tasks import held_out
+    from core_model.training.tasks import held_out
 
     return lambda name: {split: list(rows) for split, rows in held_out(name).items()}
 

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core_model.attention import MultiHeadAttention, attention
-from core_model.masks import causal_mask, padding_mask
+from core_model.nn.attention import MultiHeadAttention, attention
+from core_model.nn.masks import causal_mask, padding_mask
 from tests.tolerance import assert_activations_close
 
 B, H, D_HEAD, D_MODEL = 2, 4, 8, 32

@@ -10,8 +10,9 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from core_model import bert, checkpoint
-from core_model.checkpoint import CheckpointError
+from core_model import checkpoints
+from core_model.importers import bert
+from core_model.checkpoints import CheckpointError
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
 
@@ -31,7 +32,7 @@ LONG = " ".join(["the model reads every word of this rather long sentence"] * 25
 
 @pytest.fixture(scope="module")
 def ours():
-    return checkpoint.load(bert.minilm_path())
+    return checkpoints.load(bert.minilm_path())
 
 
 @pytest.fixture(scope="module")
@@ -134,7 +135,7 @@ def test_a_wrong_shape_is_named(tmp_path):
     tensors["encoder.layer.3.intermediate.dense.weight"] = torch.zeros(1000, 384)
     save_file(tensors, folder / "model.safetensors")
     with pytest.raises(CheckpointError, match=r"encoder\.layer\.3\.intermediate\.dense\.weight has shape \[1000, 384\]"):
-        checkpoint.load(folder)
+        checkpoints.load(folder)
 
 
 def test_a_missing_tensor_is_named(tmp_path):
@@ -143,7 +144,7 @@ def test_a_missing_tensor_is_named(tmp_path):
     del tensors["encoder.layer.5.output.LayerNorm.bias"]
     save_file(tensors, folder / "model.safetensors")
     with pytest.raises(CheckpointError, match=r"lacks tensor\(s\) the config needs: encoder\.layer\.5\.output\.LayerNorm\.bias"):
-        checkpoint.load(folder)
+        checkpoints.load(folder)
 
 
 def test_a_setting_it_cannot_reproduce_is_refused(tmp_path):
@@ -151,4 +152,4 @@ def test_a_setting_it_cannot_reproduce_is_refused(tmp_path):
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps(dict(config, position_embedding_type="relative_key")))
     with pytest.raises(CheckpointError, match="position_embedding_type"):
-        checkpoint.load(folder)
+        checkpoints.load(folder)

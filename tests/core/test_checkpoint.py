@@ -8,8 +8,8 @@ from safetensors.torch import load as load_st
 from safetensors.torch import save as save_st
 
 from core_model import ModelConfig, Transformer
-from core_model.checkpoint import CheckpointError, load, save
-from core_model.tokenizer import Tokenizer
+from core_model.checkpoints import CheckpointError, load, save
+from core_model.tokenizers import Tokenizer
 
 TEXTS = [f"the {a} {n} sees {m} {k}" for a in ("red", "big", "old", "blue") for n in ("cat", "dog", "car")
          for m in ("a", "the", "my") for k in range(12)]

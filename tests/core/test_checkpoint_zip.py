@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from core_model import checkpoint
-from core_model.checkpoint import CheckpointError, copy_bounded, copy_folder, extract_zip, load, load_zip
+from core_model import checkpoints
+from core_model.checkpoints import CheckpointError, copy_folder, extract_zip, load, load_zip
+from core_model.checkpoints.archive import copy_bounded
 from tests.bad_checkpoints import (REVERSE, Payload, compressible_bomb, files_of, other_config_weights,
                                    torch_save_payload, zip_of)
 
@@ -180,7 +181,7 @@ def test_a_config_asking_for_a_thousand_layers_is_refused(folder):
 
 
 def test_a_bert_config_asking_for_a_huge_model_is_refused_before_building_it(tmp_path):
-    from core_model import bert
+    from core_model.importers import bert
 
     folder = Path(shutil.copytree(bert.minilm_path(), tmp_path / "bert"))
     hf = json.loads((folder / "config.json").read_text())
@@ -284,7 +285,7 @@ def test_a_zip_with_thousands_of_entries_is_refused_before_it_is_parsed(tmp_path
 def test_a_zip_with_too_many_entries_is_refused(tmp_path):
     data = zip_of({f"{i}.txt": b"" for i in range(100)})
     assert refused(extract_zip, data, tmp_path / "dest") == (
-        f"the zip holds 100 entries, more than the 64 allowed; a checkpoint folder has at most {len(checkpoint.FILES)} files.")
+        f"the zip holds 100 entries, more than the 64 allowed; a checkpoint folder has at most {len(checkpoints.files())} files.")
 
 
 @pytest.mark.parametrize("names, where", [
@@ -324,8 +325,8 @@ def test_a_zip_holding_a_broken_checkpoint_gets_the_loaders_reason(tmp_path):
 
 def test_limits_are_the_documented_ones():
     # RELIABILITY.md and the app's messages quote these numbers
-    assert (checkpoint.MAX_ZIP_BYTES, checkpoint.MAX_UNPACKED_BYTES, checkpoint.MAX_WEIGHT_BYTES,
-            checkpoint.MAX_FILE_BYTES, checkpoint.MAX_ZIP_ENTRIES) == (128 * 2**20, 256 * 2**20, 512 * 2**20,
+    assert (checkpoints.MAX_ZIP_BYTES, checkpoints.MAX_UNPACKED_BYTES, checkpoints.MAX_WEIGHT_BYTES,
+            checkpoints.MAX_FILE_BYTES, checkpoints.MAX_ZIP_ENTRIES) == (128 * 2**20, 256 * 2**20, 512 * 2**20,
                                                                        32 * 2**20, 64)
 
 

@@ -84,7 +84,7 @@ class PastTheChecks(Exception):
 @pytest.fixture
 def no_training(monkeypatch):
     """train.main gets to call train() only if its argument checks let the command through."""
-    from core_model import train
+    from core_model.training import train
 
     def refuse(*args, **kwargs):
         raise PastTheChecks("the arguments were accepted: training would start")
@@ -132,14 +132,14 @@ def checkpoint_copy(source: Path, dest: Path, damage: str | None = None) -> Path
 # ----- evaluate ------------------------------------------------------------------------------------
 
 def test_evaluate_a_missing_folder(run, tmp_path):
-    fails_with(run("core_model.evaluate", tmp_path / "nowhere", "--task", "reverse"), "is not a checkpoint folder")
+    fails_with(run("core_model.training.evaluate", tmp_path / "nowhere", "--task", "reverse"), "is not a checkpoint folder")
 
 
 @pytest.mark.parametrize("damage, said", [("config", "config.json is not valid JSON"),
                                           ("model.safetensors", "model.safetensors is truncated")])
 def test_evaluate_a_damaged_checkpoint(run, tmp_path, damage, said):
     folder = checkpoint_copy(SHIPPED, tmp_path / "model", damage)
-    fails_with(run("core_model.evaluate", folder, "--task", "reverse"), said)
+    fails_with(run("core_model.training.evaluate", folder, "--task", "reverse"), said)
 
 
 @pytest.mark.parametrize("args, said", [
@@ -150,11 +150,11 @@ def test_evaluate_a_damaged_checkpoint(run, tmp_path, damage, said):
     (["--task", "reverse", "--seed", "one"], "argument --seed: 'one' is not a whole number"),
 ], ids=["unknown", "long", "negative-seed", "huge-seed", "word-seed"])
 def test_evaluate_bad_arguments(run, args, said):
-    fails_with(run("core_model.evaluate", SHIPPED, *args), said)
+    fails_with(run("core_model.training.evaluate", SHIPPED, *args), said)
 
 
 def test_evaluate_a_100k_character_path(run):
-    fails_with(run("core_model.evaluate", LONG, "--task", "reverse"), "File name too long", "(100,000 characters)")
+    fails_with(run("core_model.training.evaluate", LONG, "--task", "reverse"), "File name too long", "(100,000 characters)")
 
 
 # ----- train ---------------------------------------------------------------------------------------
@@ -176,20 +176,20 @@ def test_evaluate_a_100k_character_path(run):
 def test_train_bad_numbers_and_paths_are_refused_before_any_work(run, no_training, tmp_path, option, value, said):
     out = tmp_path / "run"
     args = [*QUICK, "--out", out, option, value] if option != "--out" else [*QUICK, option, value]
-    fails_with(run("core_model.train", *args), said)
+    fails_with(run("core_model.training.train", *args), said)
     assert not out.exists()  # refused before anything was written
 
 
 @pytest.mark.parametrize("task", ["sing", LONG], ids=short_id)
 def test_train_an_unknown_task(run, no_training, tmp_path, task):
-    fails_with(run("core_model.train", "--task", task, "--out", tmp_path / "run"), "argument --task: invalid choice")
+    fails_with(run("core_model.training.train", "--task", task, "--out", tmp_path / "run"), "argument --task: invalid choice")
 
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """A one-step training run: a real checkpoint with its optimizer state, to damage."""
     out = tmp_path_factory.mktemp("trained") / "run"
-    assert call_main("core_model.train", [*QUICK, "--out", out, "--steps", "1", "--threads", "1"]) == 0
+    assert call_main("core_model.training.train", [*QUICK, "--out", out, "--steps", "1", "--threads", "1"]) == 0
     return out / "checkpoint"
 
 
@@ -200,7 +200,7 @@ def trained(tmp_path_factory):
 ])
 def test_train_resume_from_a_damaged_checkpoint(run, trained, tmp_path, damage, said):
     checkpoint_copy(trained, tmp_path / "run" / "checkpoint", damage)
-    fails_with(run("core_model.train", *QUICK, "--out", tmp_path / "run", "--steps", "2", "--resume"), said)
+    fails_with(run("core_model.training.train", *QUICK, "--out", tmp_path / "run", "--steps", "2", "--resume"), said)
 
 
 # ----- bench.run -----------------------------------------------------------------------------------
@@ -218,14 +218,14 @@ def test_bench_bad_arguments_are_refused_before_an_hour_of_benchmarks(run, no_be
 
 # ----- the real commands ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("module", ["core_model.evaluate", "core_model.train", "bench.run"])
+@pytest.mark.parametrize("module", ["core_model.training.evaluate", "core_model.training.train", "bench.run"])
 def test_each_command_exits_2_with_one_error_line_in_a_real_process(module, trained, tmp_path):
     """`python -m module` as a user runs it: a new process, its real exit code and stderr. Each case
     is one of the in-process cases above, picked to cross the command's own `SystemExit(main())`."""
-    if module == "core_model.evaluate":  # main returns 2 (a damaged file)
+    if module == "core_model.training.evaluate":  # main returns 2 (a damaged file)
         folder = checkpoint_copy(SHIPPED, tmp_path / "model", "model.safetensors")
         fails_with(run_command(module, folder, "--task", "reverse"), "model.safetensors is truncated")
-    elif module == "core_model.train":  # main returns 2 (a damaged checkpoint to resume from)
+    elif module == "core_model.training.train":  # main returns 2 (a damaged checkpoint to resume from)
         checkpoint_copy(trained, tmp_path / "run" / "checkpoint", "config")
         fails_with(run_command(module, *QUICK, "--out", tmp_path / "run", "--steps", "2", "--resume"),
                    "config.json is not valid JSON")

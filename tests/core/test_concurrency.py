@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core_model import checkpoint, decoding
-from core_model.data import make_corpus
+from core_model import checkpoints, decoding
+from core_model.training.data import make_corpus
 from core_model.trace import run_with_trace
 
 MODEL = Path(__file__).resolve().parents[2] / "assets" / "models" / "translate-en-fr"
@@ -24,7 +24,7 @@ DECODES_PER_THREAD = 4  # a greedy decode is ~12 forward passes
 
 @pytest.fixture(scope="module")
 def loaded():
-    return checkpoint.load(MODEL)
+    return checkpoints.load(MODEL)
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from core_model.data import (PHENOMENA, VOCABULARY, Clause, NounPhrase, Pair, PrepPhrase,
+from core_model.training.data import (PHENOMENA, VOCABULARY, Clause, NounPhrase, Pair, PrepPhrase,
                              english_sentences, make_corpus, make_reverse_corpus, translate)
-from core_model.data.en_fr import ADJECTIVES, HELD_OUT, NOUNS, VERBS
+from core_model.training.data.en_fr import ADJECTIVES, HELD_OUT, NOUNS, VERBS
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = dict(n_train=500, n_valid=50, n_test=50)
@@ -44,7 +44,7 @@ def test_same_seed_same_corpus_other_seed_other_corpus():
 
 def test_same_corpus_in_another_process_with_another_hash_seed():
     # A shipped model's card names its corpus seed: regenerating it must not depend on set order.
-    code = ("import json; from core_model.data import make_corpus; "
+    code = ("import json; from core_model.training.data import make_corpus; "
             "c = make_corpus(seed=1, n_train=500, n_valid=50, n_test=50); "
             "print(json.dumps([[p.src, p.tgt, p.alignment, sorted(p.phenomena), sorted(p.combos)]"
             " for k in ('train', 'valid', 'test') for p in c[k]]))")

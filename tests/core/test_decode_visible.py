@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core_model.tokenizer import Tokenizer, WordPieceTokenizer
+from core_model.tokenizers import Tokenizer, WordPieceTokenizer
 
 TGT = Path(__file__).resolve().parents[2] / "assets" / "models" / "translate-en-fr" / "tgt.model"
 
@@ -59,7 +59,7 @@ def test_no_mix_of_pieces_and_bytes_ever_shows_a_broken_glyph(tok):
 
 
 def test_wordpiece_has_no_byte_pieces_so_decode_visible_is_decode():
-    from core_model import bert
+    from core_model.importers import bert
 
     if bert.minilm_path() is None:
         pytest.skip("all-MiniLM-L6-v2 is not installed")

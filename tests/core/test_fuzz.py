@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from core_model import ModelConfig, Transformer, run_with_trace
 from core_model.config import ACTIVATIONS, ARCHITECTURES, NORM_PLACEMENTS, NORMS, POSITIONALS
-from core_model.tokenizer import Tokenizer
+from core_model.tokenizers import Tokenizer
 from tests.core.test_tokenizer import is_utf8
 
 MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
@@ -178,10 +178,11 @@ import zipfile  # noqa: E402
 
 import pytest  # noqa: E402
 
-from core_model import checkpoint  # noqa: E402
-from core_model.checkpoint import CheckpointError  # noqa: E402
+from core_model import checkpoints  # noqa: E402
+from core_model.checkpoints import folder  # noqa: E402
+from core_model.checkpoints import CheckpointError  # noqa: E402
 from core_model.messages import MAX_MESSAGE  # noqa: E402
-from core_model.safe_load import MAX_LAYERS, MAX_POSITIONS, MAX_WEIGHT_BYTES, weight_count  # noqa: E402
+from core_model.checkpoints.safe_load import MAX_LAYERS, MAX_POSITIONS, MAX_WEIGHT_BYTES, weight_count  # noqa: E402
 from tests.bad_checkpoints import REVERSE, safetensors_bytes  # noqa: E402
 
 REVERSE_CONFIG = json.loads((REVERSE / "config.json").read_text(encoding="utf-8"))
@@ -224,23 +225,23 @@ def fuzz_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built_configs():
     """The configs of every model the loaders build while this module's fuzz runs."""
-    import core_model.bert as bert_module
+    import core_model.importers.bert as bert_module
 
-    made, real = [], checkpoint.Transformer
+    made, real = [], folder.Transformer
 
     def spy(cfg):
         made.append(cfg)
         return real(cfg)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(checkpoint, "Transformer", spy)
+        mp.setattr(folder, "Transformer", spy)
         mp.setattr(bert_module, "Transformer", spy)
         yield made
 
 
 def loads_or_refuses(folder: Path) -> None:
     try:
-        checkpoint.load(folder)
+        checkpoints.load(folder)
     except CheckpointError as e:
         assert len(str(e)) <= MAX_MESSAGE and e.kind in ("invalid", "limit", "unsafe", "numbers")
     except BaseException as e:  # a Rust panic is a BaseException; KeyboardInterrupt stops the run
@@ -321,7 +322,7 @@ def test_any_safetensors_header_is_refused_as_a_checkpoint_error(fuzz_folder, da
 
 def test_the_header_fuzz_starts_from_a_real_header(fuzz_folder):
     assert safetensors_bytes(REVERSE_WEIGHTS[8:HEADER_END], REVERSE_WEIGHTS[HEADER_END:]) == REVERSE_WEIGHTS
-    checkpoint.load(fuzz_folder)
+    checkpoints.load(fuzz_folder)
 
 
 # Names an entry may have: the files a load reads, in a folder or not, and names that climb out, are
@@ -381,7 +382,7 @@ def test_any_zip_is_unpacked_into_its_folder_or_refused_as_a_checkpoint_error(zi
     zip_bytes = data.draw(hostile_zips(str(parent)))
     dest = parent / f"dest{next(counter)}"
     try:
-        checkpoint.extract_zip(zip_bytes, dest)
+        checkpoints.extract_zip(zip_bytes, dest)
     except CheckpointError as e:
         assert len(str(e)) <= MAX_MESSAGE
     except BaseException as e:
@@ -389,7 +390,7 @@ def test_any_zip_is_unpacked_into_its_folder_or_refused_as_a_checkpoint_error(zi
             raise
         raise AssertionError(f"extract_zip raised {type(e).__name__}: {str(e)[:300]}") from e
     if dest.exists():  # only the files a load reads, each directly in dest
-        assert all(p.is_file() and not p.is_symlink() and p.name in checkpoint.FILES for p in dest.iterdir())
+        assert all(p.is_file() and not p.is_symlink() and p.name in checkpoints.files() for p in dest.iterdir())
         shutil.rmtree(dest)
     assert listing(zip_sandbox) == before
     assert sorted(p.name for p in zip_sandbox.parent.iterdir()) == outside

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from core_model.generation import read_generation
-from core_model.safe_load import MAX_FILE_BYTES, CheckpointError
+from core_model.checkpoints.safe_load import MAX_FILE_BYTES, CheckpointError
 
 
 def folder_with(tmp_path, settings: dict):

@@ -1,4 +1,4 @@
-"""An imported GPT-2 (core_model/gpt2.py) against an independent implementation: transformers' GPT2LMHeadModel.
+"""An imported GPT-2 (core_model/importers/gpt2.py) against an independent implementation: transformers' GPT2LMHeadModel.
 
 The folder is made here by transformers itself (random weights, save_pretrained with safetensors) with a
 byte-level BPE tokenizer trained by `tokenizers` and saved through GPT2TokenizerFast, as a real one is.
@@ -16,11 +16,12 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from core_model import ModelConfig, Transformer, checkpoint, gpt2
-from core_model.checkpoint import CheckpointError
+from core_model import ModelConfig, Transformer, checkpoints
+from core_model.importers import gpt2
+from core_model.checkpoints import CheckpointError
 from core_model.decoding import greedy
-from core_model.layers import FeedForward
-from core_model.tokenizer import BYTE_CHARS
+from core_model.nn.layers import FeedForward
+from core_model.tokenizers import BYTE_CHARS
 from core_model.trace import run_with_trace
 from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
 from tests.tolerance import assert_activations_close
@@ -70,7 +71,7 @@ def folder(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def ours(folder):
-    return checkpoint.load(folder)  # the dispatch: a GPT-2 folder goes to gpt2.load
+    return checkpoints.load(folder)  # the dispatch: a GPT-2 folder goes to gpt2.load
 
 
 @pytest.fixture(scope="module")
@@ -207,9 +208,9 @@ def test_the_import_has_gpt2s_shape(ours, folder):
 def test_checkpoint_load_hands_a_gpt2_folder_to_the_importer(folder, monkeypatch):
     calls = []
     monkeypatch.setattr(gpt2, "load", lambda path: calls.append(path) or "imported")
-    assert checkpoint.load(folder) == "imported" and calls == [folder]
+    assert checkpoints.load(folder) == "imported" and calls == [folder]
     assert not gpt2.is_gpt2_folder(REVERSE)  # one of our own checkpoints is not taken for one
-    assert checkpoint.load(REVERSE).config.architecture == "encoder-decoder" and calls == [folder]
+    assert checkpoints.load(REVERSE).config.architecture == "encoder-decoder" and calls == [folder]
 
 
 def test_names_without_the_transformer_prefix_and_with_mask_buffers_load_the_same(ours, folder, tmp_path):
@@ -220,7 +221,7 @@ def test_names_without_the_transformer_prefix_and_with_mask_buffers_load_the_sam
     for i in range(2):
         tensors[f"h.{i}.attn.bias"] = torch.tril(torch.ones(1, 1, 64, 64))
     save_file(tensors, copy / "model.safetensors")
-    loaded = checkpoint.load(copy)
+    loaded = checkpoints.load(copy)
     for name, value in ours.model.state_dict().items():
         assert torch.equal(loaded.model.state_dict()[name], value), name
 
@@ -290,13 +291,13 @@ UNSUPPORTED = [("scale_attn_by_inverse_layer_idx", True), ("reorder_and_upcast_a
 @pytest.mark.parametrize("field, value", UNSUPPORTED)
 def test_a_setting_it_cannot_reproduce_is_named(folder, tmp_path, field, value):
     with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
-        checkpoint.load(copy_with_config(folder, tmp_path / "x", **{field: value}))
+        checkpoints.load(copy_with_config(folder, tmp_path / "x", **{field: value}))
     assert caught.value.code == "gpt2_setting" and caught.value.fields["name"] == field
 
 
 def test_a_missing_field_is_named(folder, tmp_path):
     with pytest.raises(CheckpointError, match="config.json lacks n_head") as caught:
-        checkpoint.load(copy_with_config(folder, tmp_path / "x", n_head=...))
+        checkpoints.load(copy_with_config(folder, tmp_path / "x", n_head=...))
     assert caught.value.code == "gpt2_lacks"
 
 
@@ -307,7 +308,7 @@ def test_a_wrong_shape_is_named(folder, tmp_path):
     save_file(tensors, copy / "model.safetensors")
     with pytest.raises(CheckpointError, match=r"transformer\.h\.1\.attn\.c_attn\.weight has shape \[96, 32\], "
                                               r"but the config needs \[32, 96\]"):
-        checkpoint.load(copy)
+        checkpoints.load(copy)
 
 
 def test_a_missing_tensor_is_named(folder, tmp_path):
@@ -316,7 +317,7 @@ def test_a_missing_tensor_is_named(folder, tmp_path):
     del tensors["transformer.ln_f.bias"]
     save_file(tensors, copy / "model.safetensors")
     with pytest.raises(CheckpointError, match=r"lacks tensor\(s\) the config needs: transformer\.ln_f\.bias"):
-        checkpoint.load(copy)
+        checkpoints.load(copy)
 
 
 def test_a_tokenizer_that_is_not_byte_level_is_refused(folder, tmp_path):
@@ -325,13 +326,13 @@ def test_a_tokenizer_that_is_not_byte_level_is_refused(folder, tmp_path):
     data["decoder"] = None
     (copy / "tokenizer.json").write_text(json.dumps(data))
     with pytest.raises(CheckpointError, match="not a byte-level BPE tokenizer") as caught:
-        checkpoint.load(copy)
+        checkpoints.load(copy)
     assert caught.value.code == "tokenizer_not_byte_level"
 
 
 def test_an_end_of_text_id_that_is_no_special_token_is_refused(folder, tmp_path):
     with pytest.raises(CheckpointError, match="no special token at id 5 for bos") as caught:
-        checkpoint.load(copy_with_config(folder, tmp_path / "x", bos_token_id=5))
+        checkpoints.load(copy_with_config(folder, tmp_path / "x", bos_token_id=5))
     assert caught.value.code == "tokenizer_no_special"
 
 

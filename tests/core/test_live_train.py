@@ -1,4 +1,4 @@
-"""The live run of the Training page (core_model.live_train): it learns the reversal within its time bound, stops
+"""The live run of the Training page (core_model.training.live_train): it learns the reversal within its time bound, stops
 when asked or out of time, leaves no temporary folder, and lets go of its model when it ends."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 import pytest
 
-from core_model.live_train import SECONDS, TINY, LiveRun, mirrored_share
+from core_model.training.live_train import SECONDS, TINY, LiveRun, mirrored_share
 
 SHORT = dataclasses.replace(TINY, n_train=1000)  # quicker set-up for the tests that do not need it to learn
 
@@ -88,7 +88,7 @@ def test_a_run_elsewhere_writes_each_record_pickled_then_its_last_word():
     import io
     import pickle
 
-    from core_model.live_train import train_elsewhere
+    from core_model.training.live_train import train_elsewhere
 
     # What the server sends the run's process: the task pickled, and no line after it, as if the server were gone:
     # the run stops at its first step.

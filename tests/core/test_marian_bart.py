@@ -1,4 +1,4 @@
-"""Imported Marian and BART encoder-decoders (core_model/seq2seq_hub.py) against an independent implementation:
+"""Imported Marian and BART encoder-decoders (core_model/importers/seq2seq_hub.py) against an independent implementation:
 transformers' MarianMTModel and BartForConditionalGeneration.
 
 Each folder is made here by transformers itself (random weights, save_pretrained with safetensors) with its
@@ -21,11 +21,12 @@ import pytest
 import torch
 from safetensors.torch import load_file, save_file
 
-from core_model import ModelConfig, Transformer, checkpoint, seq2seq_hub
-from core_model.checkpoint import CheckpointError
+from core_model import ModelConfig, Transformer, checkpoints
+from core_model.importers import seq2seq_hub
+from core_model.checkpoints import CheckpointError
 from core_model.decoding import greedy
-from core_model.layers import FeedForward
-from core_model.positional import SinusoidalPositions, sinusoidal_table
+from core_model.nn.layers import FeedForward
+from core_model.nn.positional import SinusoidalPositions, sinusoidal_table
 from core_model.trace import run_with_trace
 from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
 from tests.tolerance import assert_activations_close
@@ -129,10 +130,10 @@ REFERENCE = {"marian": transformers.MarianMTModel, "bart": transformers.BartForC
 
 
 def imported(kind: str, make, reference_class, tmp_path_factory):
-    """A family's folder, our import of it (through checkpoint.load's dispatch) and transformers' reference."""
+    """A family's folder, our import of it (through checkpoints.load's dispatch) and transformers' reference."""
     folder = make(tmp_path_factory.mktemp(kind) / f"tiny-{kind}")
     reference = reference_class.from_pretrained(folder, attn_implementation="eager").eval()
-    return kind, folder, checkpoint.load(folder), reference
+    return kind, folder, checkpoints.load(folder), reference
 
 
 @pytest.fixture(scope="module")
@@ -420,7 +421,7 @@ def test_an_untied_output_layer_matches_transformers(family, tmp_path):
             made[name] = stored[name] = shared + torch.randn_like(shared) * 0.25
 
     copy = rewritten(folder, tmp_path / "untied", untie, tie_word_embeddings=False)
-    loaded, reference = checkpoint.load(copy), REFERENCE[kind].from_pretrained(copy, attn_implementation="eager").eval()
+    loaded, reference = checkpoints.load(copy), REFERENCE[kind].from_pretrained(copy, attn_implementation="eager").eval()
     model = loaded.model
     assert not loaded.config.tie_embeddings and torch.equal(model.generator.weight, made["lm_head.weight"])
     assert torch.equal(model.src_embed.tok.weight, made["model.encoder.embed_tokens.weight"])
@@ -438,7 +439,7 @@ def test_a_body_saved_without_its_head_loads_with_a_zero_logit_bias(family, tmp_
             stored[name.removeprefix("model.")] = stored.pop(name)
         del stored["final_logits_bias"]
 
-    bare = checkpoint.load(rewritten(folder, tmp_path / "bare", strip))
+    bare = checkpoints.load(rewritten(folder, tmp_path / "bare", strip))
     for name, value in loaded.model.state_dict().items():
         want = torch.zeros_like(value) if name == "generator.bias" else value
         assert torch.equal(bare.model.state_dict()[name], want), name
@@ -448,22 +449,22 @@ def test_an_older_marian_file_with_its_position_tables_loads_if_they_are_the_sin
     _, folder, loaded, reference = marian
     tables = {f"model.{s}.embed_positions.weight": getattr(reference.model, s).embed_positions.weight.clone()
               for s in ("encoder", "decoder")}
-    older = checkpoint.load(rewritten(folder, tmp_path / "older", lambda stored: stored.update(tables)))
+    older = checkpoints.load(rewritten(folder, tmp_path / "older", lambda stored: stored.update(tables)))
     for name, value in loaded.model.state_dict().items():
         assert torch.equal(older.model.state_dict()[name], value), name
     interleaved = torch.arange(32).reshape(2, -1).t().reshape(-1)  # sin 0, cos 0, sin 1, cos 1, …: the paper's order
     swapped = {name: table[:, interleaved] for name, table in tables.items()}
     with pytest.raises(CheckpointError, match="model.encoder.embed_positions.weight is not Marian's sinusoidal") as e:
-        checkpoint.load(rewritten(folder, tmp_path / "wrong", lambda stored: stored.update(swapped)))
+        checkpoints.load(rewritten(folder, tmp_path / "wrong", lambda stored: stored.update(swapped)))
     assert e.value.code == "marian_positions"
 
 
 def test_checkpoint_load_hands_both_families_to_the_importer(marian, bart, monkeypatch):
     calls = []
     monkeypatch.setattr(seq2seq_hub, "load", lambda path: calls.append(path) or "imported")
-    assert checkpoint.load(marian[1]) == checkpoint.load(bart[1]) == "imported" and calls == [marian[1], bart[1]]
+    assert checkpoints.load(marian[1]) == checkpoints.load(bart[1]) == "imported" and calls == [marian[1], bart[1]]
     assert seq2seq_hub.family(REVERSE) is None  # one of our own checkpoints is not taken for one
-    assert checkpoint.load(REVERSE).config.architecture == "encoder-decoder" and len(calls) == 2
+    assert checkpoints.load(REVERSE).config.architecture == "encoder-decoder" and len(calls) == 2
 
 
 # ----- what is refused --------------------------------------------------------------------------------------------
@@ -488,7 +489,7 @@ CASES = [(kind, field, value) for kind in ("marian", "bart")
 def test_a_setting_it_cannot_reproduce_is_named(request, tmp_path, kind, field, value):
     _, folder, _, _ = request.getfixturevalue(kind)
     with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
-        checkpoint.load(rewritten(folder, tmp_path / "x", **{field: value}))
+        checkpoints.load(rewritten(folder, tmp_path / "x", **{field: value}))
     assert caught.value.code == f"{kind}_setting" and caught.value.fields["name"] == field
 
 
@@ -496,7 +497,7 @@ def test_a_setting_it_cannot_reproduce_is_named(request, tmp_path, kind, field, 
 def test_a_missing_field_is_named(family, tmp_path, field):
     kind, folder, _, _ = family
     with pytest.raises(CheckpointError, match=f"config.json lacks {field}") as caught:
-        checkpoint.load(rewritten(folder, tmp_path / "x", **{field: ...}))
+        checkpoints.load(rewritten(folder, tmp_path / "x", **{field: ...}))
     assert caught.value.code == f"{kind}_lacks"
 
 
@@ -508,14 +509,14 @@ def test_a_wrong_shape_is_named(family, tmp_path):
         stored[name] = torch.zeros(32, 33)
 
     with pytest.raises(CheckpointError, match=rf"{name} has shape \[32, 33\], but the config needs \[32, 32\]"):
-        checkpoint.load(rewritten(folder, tmp_path / "x", widen))
+        checkpoints.load(rewritten(folder, tmp_path / "x", widen))
 
 
 def test_a_missing_tensor_is_named(family, tmp_path):
     _, folder, _, _ = family
     name = "model.encoder.layers.1.fc2.bias"
     with pytest.raises(CheckpointError, match=rf"lacks tensor\(s\) the config needs: {name}"):
-        checkpoint.load(rewritten(folder, tmp_path / "x", lambda stored: stored.pop(name)))
+        checkpoints.load(rewritten(folder, tmp_path / "x", lambda stored: stored.pop(name)))
 
 
 @pytest.mark.parametrize("missing", ["source.spm", "target.spm", "vocab.json"])
@@ -523,7 +524,7 @@ def test_a_marian_folder_without_a_tokenizer_file_names_it(marian, tmp_path, mis
     copy = Path(shutil.copytree(marian[1], tmp_path / "x"))
     (copy / missing).unlink()
     with pytest.raises(CheckpointError, match=f"has no {missing}") as caught:
-        checkpoint.load(copy)
+        checkpoints.load(copy)
     assert caught.value.code == "file_missing"
 
 
@@ -537,7 +538,7 @@ def test_a_marian_vocab_json_that_does_not_fit_is_refused(marian, tmp_path, chan
     change(vocab)
     (copy / "vocab.json").write_text(json.dumps(vocab))
     with pytest.raises(CheckpointError) as caught:
-        checkpoint.load(copy)
+        checkpoints.load(copy)
     assert caught.value.code == code and caught.value.fields["file"] == "vocab.json"
 
 
@@ -545,7 +546,7 @@ def test_a_corrupt_sentencepiece_model_is_named(marian, tmp_path):
     copy = Path(shutil.copytree(marian[1], tmp_path / "x"))
     (copy / "target.spm").write_bytes(b"not a model")
     with pytest.raises(CheckpointError, match="target.spm is not a sentencepiece model") as caught:
-        checkpoint.load(copy)
+        checkpoints.load(copy)
     assert caught.value.code == "tokenizer_corrupt"
 
 
@@ -559,7 +560,7 @@ def test_a_vocabulary_of_another_size_is_refused(family, tmp_path):
 
     with pytest.raises(CheckpointError, match=f"has {bigger - 1} tokens, but the config says {bigger}") as caught:
         sizes = {"vocab_size": bigger, "decoder_vocab_size": bigger} if kind == "marian" else {"vocab_size": bigger}
-        checkpoint.load(rewritten(folder, tmp_path / "x", grow, **sizes))
+        checkpoints.load(rewritten(folder, tmp_path / "x", grow, **sizes))
     assert caught.value.code == "vocab_mismatch"
 
 

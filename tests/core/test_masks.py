@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import torch
 
-from core_model.masks import apply_mask, causal_mask, combine, masked_softmax, padding_mask
+from core_model.nn.masks import apply_mask, causal_mask, combine, masked_softmax, padding_mask
 
 Y, N = True, False  # may attend, blocked
 

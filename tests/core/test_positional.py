@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from core_model.positional import (LearnedPositions, SinusoidalPositions, alibi_bias, alibi_slopes,
+from core_model.nn.positional import (LearnedPositions, SinusoidalPositions, alibi_bias, alibi_slopes,
                                    rope_angles, rope_rotate, sinusoidal_table)
 
 

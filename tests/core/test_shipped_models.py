@@ -4,9 +4,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core_model import checkpoint
-from core_model.evaluate import card_metrics, translate_all
-from core_model.train import TASKS
+from core_model import checkpoints
+from core_model.training.evaluate import card_metrics, translate_all
+from core_model.training.train import TASKS
 
 MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 SHIPPED = sorted(p.name for p in MODELS.iterdir() if (p / "config.json").is_file())
@@ -20,7 +20,7 @@ def test_every_task_has_a_shipped_model():
 def test_shipped_model_is_small_and_documented(name):
     path = MODELS / name
     assert (path / "model.safetensors").stat().st_size < 8 * 2**20
-    card = checkpoint.load(path).card
+    card = checkpoints.load(path).card
     for section in ("## Data", "## Training", "## Metrics (test split)", "## Config", "## Known limits", "## Words it knows"):
         assert section in card, f"{name}'s card lacks {section}"
     assert f"--task {name}" in card  # the command that rebuilds it
@@ -51,11 +51,11 @@ def flat(metrics: dict) -> dict:
 def test_card_metrics_are_what_the_evaluation_prints(name, shipped_evaluation):
     measured = flat(shipped_evaluation(name))  # evaluate(MODELS / name, name), computed once per session
     # The card was written by the training process; another thread count may round differently.
-    assert flat(card_metrics(checkpoint.load(MODELS / name).card)) == pytest.approx(measured, rel=1e-5)
+    assert flat(card_metrics(checkpoints.load(MODELS / name).card)) == pytest.approx(measured, rel=1e-5)
 
 
 def test_reverse_model_reverses():
-    loaded = checkpoint.load(MODELS / "reverse")
+    loaded = checkpoints.load(MODELS / "reverse")
     sources = ["one two three four five", "red cat up left", "a b c d e f g h"]
     assert translate_all(loaded, sources) == [" ".join(reversed(s.split())) for s in sources]
 
@@ -65,7 +65,7 @@ UNICODE = ["猫が好き 我爱你", "👩‍👩‍👧 🇫🇷", "e\u0301", "
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_tokenizers_round_trip_the_corpus_and_any_text(name, shipped_test_split):
-    loaded = checkpoint.load(MODELS / name)
+    loaded = checkpoints.load(MODELS / name)
     pairs = shipped_test_split(name)  # corpus(TASKS[name], seed=0)["test"]
     texts = {"src": [s for s, _, _ in pairs if s], "tgt": [t for _, t, _ in pairs]}
     for side, tokenizer in loaded.tokenizers.items():
@@ -74,10 +74,10 @@ def test_shipped_tokenizers_round_trip_the_corpus_and_any_text(name, shipped_tes
 
 
 def test_language_model_samples_are_the_cards_and_use_only_corpus_words():
-    from core_model.data import english_sentences
-    from core_model.evaluate import lm_samples
+    from core_model.training.data import english_sentences
+    from core_model.training.evaluate import lm_samples
 
-    loaded = checkpoint.load(MODELS / "lm-en")
+    loaded = checkpoints.load(MODELS / "lm-en")
     samples = lm_samples(loaded)
     card = loaded.card
     assert [f"- seed {i}: {s}" in card for i, s in enumerate(samples)] == [True] * len(samples)
@@ -96,10 +96,10 @@ def valid_splits(shipped_splits):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_every_shipped_model_keeps_its_whole_training_log(name, valid_splits):
-    from core_model.train import encode_pairs, learning_rate, validation_loss
-    from core_model.train_log import read_log
+    from core_model.training.train import encode_pairs, learning_rate, validation_loss
+    from core_model.training.train_log import read_log
 
-    loaded, log = checkpoint.load(MODELS / name), read_log(MODELS / name)
+    loaded, log = checkpoints.load(MODELS / name), read_log(MODELS / name)
     assert log is not None and log.step[-1] == TASKS[name].steps and log.step[0] > 0
     assert f"{TASKS[name].steps} steps, {log.tokens[-1]:,} target tokens" in loaded.card  # the card's own run
     task = TASKS[name]  # each row's rate is the schedule's, cool-down included: the one the Training page draws
@@ -115,10 +115,10 @@ def test_every_shipped_model_keeps_its_whole_training_log(name, valid_splits):
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_the_last_snapshot_is_a_fresh_trace_of_the_shipped_weights(name, valid_splits):
-    from core_model.evaluate import alignment_error_rates
-    from core_model.snapshots import AER_PAIRS, PROBES, patterns, probe_of, read_snapshots, snapshot_steps
+    from core_model.training.evaluate import alignment_error_rates
+    from core_model.training.snapshots import AER_PAIRS, PROBES, patterns, probe_of, read_snapshots, snapshot_steps
 
-    loaded, snaps = checkpoint.load(MODELS / name), read_snapshots(MODELS / name)
+    loaded, snaps = checkpoints.load(MODELS / name), read_snapshots(MODELS / name)
     assert snaps.steps.tolist() == snapshot_steps(TASKS[name].steps) and len(snaps.probes) == PROBES
     for saved, (src, tgt, _) in zip(snaps.probes, valid_splits[name]):
         probe = probe_of(loaded.tokenizers, loaded.config.bos_id, src, tgt)
@@ -142,7 +142,7 @@ def test_the_last_snapshot_is_a_fresh_trace_of_the_shipped_weights(name, valid_s
 def test_the_rope_model_is_within_ten_percent_of_lm_en_on_the_same_held_out_text(shipped_evaluation,
                                                                                   shipped_test_split):
     assert shipped_test_split("lm-en-rope") == shipped_test_split("lm-en")
-    cfg = checkpoint.load(MODELS / "lm-en-rope").config
+    cfg = checkpoints.load(MODELS / "lm-en-rope").config
     assert (cfg.positional, cfg.norm, cfg.norm_placement) == ("rope", "rmsnorm", "pre")
     rope, alibi = shipped_evaluation("lm-en-rope")["perplexity"], shipped_evaluation("lm-en")["perplexity"]
     assert rope <= 1.1 * alibi, (rope, alibi)
@@ -153,7 +153,7 @@ def test_rope_scores_of_the_shipped_weights_depend_only_on_the_offset():
     only by their rotation, and each head's raw score of query i and key j is a function of i − j alone."""
     from core_model.trace import run_with_trace
 
-    loaded = checkpoint.load(MODELS / "lm-en-rope")
+    loaded = checkpoints.load(MODELS / "lm-en-rope")
     ids = loaded.tokenizers["tgt"].encode(" ".join(["the"] * 16))
     assert len(set(ids)) == 1
     _, trace = run_with_trace(loaded.model, None, [loaded.config.bos_id] + ids)

@@ -11,13 +11,14 @@ import pytest
 import torch
 from safetensors.torch import save as save_safetensors
 
-from core_model import checkpoint, evaluate
-from core_model.checkpoint import CheckpointError
-from core_model.evaluate import alignment_error_rates
-from core_model.snapshots import (AER_PAIRS, MAX_SNAPSHOT_BYTES, PROBES, SNAPSHOT_FILE, patterns, probe_of,
+from core_model import checkpoints
+from core_model.training import evaluate
+from core_model.checkpoints import CheckpointError
+from core_model.training.evaluate import alignment_error_rates
+from core_model.training.snapshots import (AER_PAIRS, MAX_SNAPSHOT_BYTES, PROBES, SNAPSHOT_FILE, patterns, probe_of,
                                   read_snapshots, snapshot_steps)
-from core_model.tasks import corpus
-from core_model.train import train
+from core_model.training.tasks import corpus
+from core_model.training.train import train
 
 from .test_train import TINY  # the small reversal model of the training tests
 
@@ -46,7 +47,7 @@ def test_the_steps_are_log_spaced_from_the_untrained_model_to_the_last():
 def test_a_run_saves_the_models_own_patterns_and_aer(straight):
     snaps = read_snapshots(straight / "checkpoint")
     assert snaps.steps.tolist() == snapshot_steps(STEPS) and len(snaps.probes) == PROBES
-    final = checkpoint.load(straight / "checkpoint")
+    final = checkpoints.load(straight / "checkpoint")
     valid = corpus(TINY, 0)["valid"]
     probe = probe_of(final.tokenizers, final.config.bos_id, valid[0][0], valid[0][1])
     assert snaps.probes[0]["src"] == probe.src and snaps.probes[0]["tgt"] == probe.tgt
@@ -65,7 +66,7 @@ def test_a_run_saves_the_models_own_patterns_and_aer(straight):
 
 
 def test_an_interrupted_then_resumed_run_saves_the_same_snapshots(straight, tmp_path, monkeypatch):
-    from core_model import train as train_module
+    from core_model.training import train as train_module
     real_save = train_module.save_run
 
     def save_then_stop(out, model, tokenizers, optimizer, state, log, snaps):
@@ -91,7 +92,7 @@ def test_an_interrupted_then_resumed_run_saves_the_same_snapshots(straight, tmp_
 def test_ship_carries_the_snapshots(straight, tmp_path, monkeypatch):
     monkeypatch.setattr(evaluate, "evaluate", lambda *a: {"pairs": 1, "exact_match": 0.0})  # see test_train_log
     state = json.loads((straight / "checkpoint" / "train_state.json").read_text())
-    evaluate.ship(straight / "checkpoint", tmp_path / "shipped", TINY, state, "python -m core_model.train ...")
+    evaluate.ship(straight / "checkpoint", tmp_path / "shipped", TINY, state, "python -m core_model.training.train ...")
     assert (tmp_path / "shipped" / SNAPSHOT_FILE).read_bytes() == (straight / "checkpoint" / SNAPSHOT_FILE).read_bytes()
 
 

@@ -2,7 +2,7 @@
 queries and keys, the tests): the rows `corpus` draws, drawn once per process."""
 import pytest
 
-from core_model.tasks import TASKS, corpus, held_out
+from core_model.training.tasks import TASKS, corpus, held_out
 
 
 def test_held_out_is_the_corpus_valid_and_test_splits():

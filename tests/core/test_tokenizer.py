@@ -1,4 +1,4 @@
-"""Tests for core_model.tokenizer: exact round trip, fixed specials, word ids, clear errors."""
+"""Tests for core_model.tokenizers: exact round trip, fixed specials, word ids, clear errors."""
 from __future__ import annotations
 
 import io
@@ -9,7 +9,7 @@ import sentencepiece as spm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core_model.tokenizer import MIN_VOCAB_SIZE, Tokenizer
+from core_model.tokenizers import MIN_VOCAB_SIZE, Tokenizer
 
 SUBJECTS = [("the cat", "le chat"), ("the dog", "le chien"), ("my sister", "ma sœur"),
             ("the old man", "le vieil homme"), ("a child", "un enfant"), ("the teacher", "la maîtresse"),

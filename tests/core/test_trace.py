@@ -11,10 +11,10 @@ import pytest
 import torch
 
 from core_model import ModelConfig, Transformer, run_with_trace
-from core_model.attention import ATTN_LEAVES, MultiHeadAttention
-from core_model.layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES, Embeddings, FeedForward, Layer, Stack
-from core_model.model import MODEL_LEAVES
-from core_model.positional import sinusoidal_table
+from core_model.nn.attention import ATTN_LEAVES, MultiHeadAttention
+from core_model.nn.layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES, Embeddings, FeedForward, Layer, Stack
+from core_model.nn.model import MODEL_LEAVES
+from core_model.nn.positional import sinusoidal_table
 from core_model.trace import Trace, recording
 from tests.tolerance import assert_activations_close
 

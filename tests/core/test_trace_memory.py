@@ -11,11 +11,12 @@ import pytest
 import torch
 from torch.overrides import TorchFunctionMode
 
-from core_model import ModelConfig, Transformer, bert, checkpoint, run_with_trace
-from core_model.attention import ATTN_LEAVES
+from core_model import ModelConfig, Transformer, checkpoints, run_with_trace
+from core_model.importers import bert
+from core_model.nn.attention import ATTN_LEAVES
 from core_model.decoding import greedy
-from core_model.masks import causal_mask, combine, padding_mask
-from core_model.positional import alibi_bias
+from core_model.nn.masks import causal_mask, combine, padding_mask
+from core_model.nn.positional import alibi_bias
 from core_model.trace import NotRecorded
 
 from .conftest import MODELS
@@ -124,7 +125,7 @@ def test_derived_scores_are_the_forwards_q_k_product_bit_for_bit(overrides):
 
 @pytest.fixture(scope="module")
 def minilm():
-    return checkpoint.load(bert.minilm_path())
+    return checkpoints.load(bert.minilm_path())
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -269,7 +270,7 @@ def test_stop_after_must_be_kept_and_reached():
         run_with_trace(model, SRC, TGT, names="*.pattern", stop_after="encoder.layers.0.self_attn.k")
     with pytest.raises(ValueError, match="computed no value of that name"):  # a typo runs the whole model, then says so
         run_with_trace(model, SRC, TGT, stop_after="encoder.layers.9.self_attn.pattern")
-    from core_model.hook_points import active
+    from core_model.trace.hook_points import active
     assert active() is None  # no recorder is left active after a stop or a failure
 
 
@@ -277,7 +278,7 @@ def test_stop_after_must_be_kept_and_reached():
 
 @pytest.fixture(scope="module")
 def lm_en():
-    return checkpoint.load(MODELS / "lm-en")
+    return checkpoints.load(MODELS / "lm-en")
 
 
 def test_lm_en_reads_2048_tokens_and_its_patterns_are_distributions(lm_en):

@@ -5,9 +5,9 @@ import json
 import pytest
 import torch
 
-from core_model import checkpoint
-from core_model.snapshots import read_snapshots
-from core_model.train import TASKS, learning_rate, train
+from core_model import checkpoints
+from core_model.training.snapshots import read_snapshots
+from core_model.training.train import TASKS, learning_rate, train
 
 # A reversal model small enough to train for a few seconds in the test suite. No cool-down: these tests stand in
 # for an interrupted run by a shorter one, and a cool-down (over the last part of a run's steps) tells them apart.
@@ -53,6 +53,6 @@ def test_resume_continues_from_the_saved_step_exactly(tmp_path):
     resumed = train(TINY, tmp_path / "split", steps=30, resume=True, validate_every=30, save_every=10,
                     progress=False, snapshots=FEW)
     assert resumed["step"] == 30 and resumed["tokens"] == straight["tokens"]
-    a = checkpoint.load(tmp_path / "straight" / "checkpoint").model.state_dict()
-    b = checkpoint.load(tmp_path / "split" / "checkpoint").model.state_dict()
+    a = checkpoints.load(tmp_path / "straight" / "checkpoint").model.state_dict()
+    b = checkpoints.load(tmp_path / "split" / "checkpoint").model.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)  # same batches, same dropout, same optimizer state

@@ -1,6 +1,6 @@
 """Killing the training CLI at any moment leaves the last good checkpoint loadable; --resume goes on.
 
-Every run here is the real `python -m core_model.train` in a subprocess (the reverse task on a
+Every run here is the real `python -m core_model.training.train` in a subprocess (the reverse task on a
 small corpus, one thread), stopped by a real SIGINT or SIGKILL.
 """
 from __future__ import annotations
@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from core_model import checkpoint
-from core_model.train import TASKS, train
+from core_model import checkpoints
+from core_model.training.train import TASKS, train
 
 ROOT = Path(__file__).resolve().parents[2]
 SAVE_EVERY = 2
@@ -26,9 +26,10 @@ FAR = 100_000  # a step count no killed run reaches
 # yet deleted. Patching the rename is the only way to land exactly between two syscalls.
 DRIVER = """
 import os, signal, sys
-from core_model import checkpoint, train
+from core_model import checkpoints
+from core_model.training import train
 sig, kill_at, argv = getattr(signal, sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-real_save, real_replace = checkpoint.save, os.replace
+real_save, real_replace = checkpoints.save, os.replace
 saves, renames = [0], [0]
 
 def save(*args, **kwargs):
@@ -43,7 +44,7 @@ def replace(src, dst):
     if saves[0] == 2 and renames[0] == kill_at:
         os.kill(os.getpid(), sig)
 
-checkpoint.save, os.replace = save, replace
+checkpoints.save, os.replace = save, replace
 sys.exit(train.main(argv))
 """
 
@@ -76,13 +77,13 @@ def ended(proc: subprocess.Popen, timeout: float) -> str:
 
 
 def train_cli(out: Path, steps: int, log: Path, **kwargs) -> subprocess.Popen:
-    return run(["-m", "core_model.train", *cli_args(out, steps, **kwargs)], log)
+    return run(["-m", "core_model.training.train", *cli_args(out, steps, **kwargs)], log)
 
 
 def saved_step(out: Path) -> int | None:
     """The step of the checkpoint on disk right now (None if there is none yet)."""
     for _ in range(50):  # a save may swap the folder while we read it
-        found = checkpoint.find(out / "checkpoint")
+        found = checkpoints.find(out / "checkpoint")
         if found is None:
             return None
         try:
@@ -109,7 +110,7 @@ def temp_folders(out: Path) -> set[str]:
 
 def loaded_step(out: Path) -> int:
     """Load the run's checkpoint as any user would; its step, checked against its card."""
-    loaded = checkpoint.load(out / "checkpoint")
+    loaded = checkpoints.load(out / "checkpoint")
     step = json.loads((loaded.path / "train_state.json").read_text())["step"]
     # The card is written by the same save as the weights and counters: one folder, one step.
     assert f"step {step}." in loaded.card

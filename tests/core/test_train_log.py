@@ -11,10 +11,11 @@ import zipfile
 import numpy as np
 import pytest
 
-from core_model import checkpoint, evaluate
-from core_model.checkpoint import CheckpointError
-from core_model.train import learning_rate, main, train
-from core_model.train_log import (HEADER, LOG_FILE, MAX_LOG_BYTES, MAX_LOG_ROWS, LogWriter, format_row, parse_log,
+from core_model import checkpoints
+from core_model.training import evaluate
+from core_model.checkpoints import CheckpointError
+from core_model.training.train import learning_rate, main, train
+from core_model.training.train_log import (HEADER, LOG_FILE, MAX_LOG_BYTES, MAX_LOG_ROWS, LogWriter, format_row, parse_log,
                                   read_log)
 
 from .test_train import FEW, TINY  # the small reversal model of the training tests
@@ -53,7 +54,7 @@ def test_a_run_logs_every_few_steps_and_at_each_validation(straight):
     assert np.all(np.isfinite(log.train_loss)) and np.all(log.train_loss > 0)
     assert np.all(np.isfinite(log.grad_norm)) and np.all(log.grad_norm > 0)
     assert log.train_loss[-1] < log.train_loss[0]  # it learned something
-    assert checkpoint.load(out / "checkpoint").model is not None  # a checkpoint with a log loads
+    assert checkpoints.load(out / "checkpoint").model is not None  # a checkpoint with a log loads
 
 
 def test_an_interrupted_then_resumed_run_continues_the_same_log(straight, tmp_path):
@@ -70,7 +71,7 @@ def test_an_interrupted_then_resumed_run_continues_the_same_log(straight, tmp_pa
 def test_a_resume_at_a_row_free_step_loses_and_repeats_nothing(straight, tmp_path, monkeypatch):
     """Stopped by Ctrl-C after the save at step 14, two steps after a row: the sums of steps 13 and 14 are
     saved with the checkpoint, so the resumed run's row at 16 is the uninterrupted run's."""
-    from core_model import train as train_module
+    from core_model.training import train as train_module
     real_save = train_module.save_run
 
     def save_then_stop(out, model, tokenizers, optimizer, state, log, snaps):
@@ -106,28 +107,28 @@ def test_ship_puts_the_log_beside_the_model(straight, tmp_path, monkeypatch):
     # A real evaluation of an untrained model takes 25 s: its translations run to the length limit.
     monkeypatch.setattr(evaluate, "evaluate", lambda *a: {"pairs": 1, "exact_match": 0.0})
     dest = tmp_path / "shipped"
-    evaluate.ship(out / "checkpoint", dest, TINY, state, "python -m core_model.train ...")
+    evaluate.ship(out / "checkpoint", dest, TINY, state, "python -m core_model.training.train ...")
     assert (dest / LOG_FILE).read_bytes() == (out / "checkpoint" / LOG_FILE).read_bytes()
     assert logs_equal(read_log(dest), read_log(out / "checkpoint"))
     assert not (dest / "train_state.json").exists() and not (dest / "optimizer.safetensors").exists()
-    card = checkpoint.load(dest).card
+    card = checkpoints.load(dest).card
     assert (f"`{LOG_FILE}` holds the training loss, validation loss, learning rate and gradient norm "
             f"every {EVERY} steps") in card
 
 
 def test_a_checkpoint_without_a_log_loads_and_a_zip_carries_one(straight, tmp_path):
     source = straight[0] / "checkpoint"
-    names = [n for n in checkpoint.FILES if (source / n).is_file()]
+    names = [n for n in checkpoints.files() if (source / n).is_file()]
     assert LOG_FILE in names
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
         for name in names:
             z.write(source / name, f"model/{name}")
-    dest = checkpoint.extract_zip(buffer.getvalue(), tmp_path / "unzipped")
+    dest = checkpoints.extract_zip(buffer.getvalue(), tmp_path / "unzipped")
     assert logs_equal(read_log(dest), read_log(source))
     (dest / LOG_FILE).unlink()
-    assert checkpoint.load(dest).model is not None and read_log(dest) is None
-    copied = checkpoint.copy_folder(source, tmp_path / "copied")
+    assert checkpoints.load(dest).model is not None and read_log(dest) is None
+    copied = checkpoints.copy_folder(source, tmp_path / "copied")
     assert (copied / LOG_FILE).read_bytes() == (source / LOG_FILE).read_bytes()
 
 
@@ -135,12 +136,12 @@ def test_a_log_over_the_limit_in_a_zip_is_refused_at_load(straight, tmp_path):
     source = straight[0] / "checkpoint"
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in checkpoint.FILES:
+        for name in checkpoints.files():
             if (source / name).is_file() and name != LOG_FILE:
                 z.write(source / name, name)
         z.writestr(LOG_FILE, b"x" * (2 * MAX_LOG_BYTES))
     with pytest.raises(CheckpointError) as e:
-        checkpoint.load_zip(buffer.getvalue(), tmp_path / "unzipped")
+        checkpoints.load_zip(buffer.getvalue(), tmp_path / "unzipped")
     assert e.value.kind == "limit" and LOG_FILE in str(e.value)
 
 
@@ -232,11 +233,11 @@ def test_log_every_is_checked_on_the_command_line(tmp_path, capsys):
 def test_the_last_logged_validation_loss_is_the_saved_checkpoints_own(straight):
     """Recomputed from the saved weights on the validation split, the loss is the log's last value: the log
     holds the real run's numbers."""
-    from core_model.tasks import corpus
-    from core_model.train import encode_pairs, validation_loss
+    from core_model.training.tasks import corpus
+    from core_model.training.train import encode_pairs, validation_loss
 
     out, _ = straight
-    loaded = checkpoint.load(out / "checkpoint")
+    loaded = checkpoints.load(out / "checkpoint")
     valid = encode_pairs(corpus(TINY, 0)["valid"], loaded.tokenizers, loaded.config.max_len)
     assert validation_loss(loaded.model, valid, 128) == pytest.approx(read_log(out / "checkpoint").valid_loss[-1],
                                                                      rel=1e-6)

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from core_model import load
-from core_model.tasks import TASKS, corpus
+from core_model.training.tasks import TASKS, corpus
 from tests.e2e.chinese import model_words
 from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR
 from viz_app.registry import NAMES

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from core_model.checkpoint import CheckpointError, load_zip
+from core_model.checkpoints import CheckpointError, load_zip
 from core_model.messages import CodedError
-from core_model.safe_load import read_json
+from core_model.checkpoints.safe_load import read_json
 from tests.bad_checkpoints import bad_zips
 from viz_app.errors import message
 from viz_app.i18n import STRINGS

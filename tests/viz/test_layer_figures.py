@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from core_model.config import ModelConfig
-from core_model.model import Transformer
+from core_model.nn.model import Transformer
 from core_model.trace import run_with_trace
 from viz_app.figures import layers as figs
 from viz_app.views import ffn_norm as view

@@ -2,7 +2,7 @@
 import numpy as np
 import torch
 
-from core_model import masks
+from core_model.nn import masks
 from viz_app.figures.heatmap import matrix
 from viz_app.figures.masks import ALLOWED_COLOUR, BLOCKED_COLOUR, PAD_STYLE, mask_figure, pad_weight_bars, padded_table
 

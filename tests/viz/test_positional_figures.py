@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from core_model.positional import sinusoidal_table
+from core_model.nn.positional import sinusoidal_table
 from viz_app.figures.positional import CYCLIC_SCALE, curves, head_grid
 
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import bert, checkpoint
-from core_model.positional import alibi_bias, rope_angles, rope_rotate, sinusoidal_table
+from core_model import checkpoints
+from core_model.importers import bert
+from core_model.nn.positional import alibi_bias, rope_angles, rope_rotate, sinusoidal_table
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
 from viz_app import loaders
@@ -20,7 +21,7 @@ WEIGHT_ATOL = 1e-5
 
 
 def loaded(kind):
-    return checkpoint.load(loaders.model_folder(loaders.ENCODING_MODELS[kind]))
+    return checkpoints.load(loaders.model_folder(loaders.ENCODING_MODELS[kind]))
 
 
 def encoded(kind, head=0, text=SENTENCE):

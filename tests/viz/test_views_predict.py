@@ -1,7 +1,7 @@
 """Predict-then-reveal's questions (views/predict.py): the right option is the one the numbers make right."""
 import numpy as np
 
-from core_model.positional import sinusoidal_table
+from core_model.nn.positional import sinusoidal_table
 from viz_app.views import predict
 
 

@@ -4,8 +4,8 @@ components."""
 import numpy as np
 import pytest
 
-from core_model import checkpoint
-from core_model.tasks import TASKS, held_out
+from core_model import checkpoints
+from core_model.training.tasks import TASKS, held_out
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
 from viz_app import loaders
@@ -37,7 +37,7 @@ def alone(loaded, src_text, tgt_text, block, layer):
 def held_out_text(name, cfg):
     """The sentences each side reads: the first of the task's test split."""
     task = TASKS.get(name, TASKS["translate-en-fr"])  # MiniLM has no task: it borrows translate-en-fr's English
-    test = held_out(task.name)["test"][:loaders.QK_SENTENCES]  # as core_model.evaluate reads it (seed 0)
+    test = held_out(task.name)["test"][:loaders.QK_SENTENCES]  # as core_model.training.evaluate reads it (seed 0)
     if cfg.architecture == "encoder-decoder":
         return [s for s, _, _ in test], [t for _, t, _ in test]
     english = [s if s is not None else t for s, t, _ in test]
@@ -46,7 +46,7 @@ def held_out_text(name, cfg):
 
 @pytest.mark.parametrize("name, block, layer", CASES)
 def test_each_sentences_vectors_are_the_ones_its_own_trace_records(name, block, layer):
-    loaded = checkpoint.load(loaders.model_folder(name))
+    loaded = checkpoints.load(loaders.model_folder(name))
     got = loaders.qk_corpus(name, block, layer)
     sources, targets = held_out_text(name, loaded.config)
     assert got.q_texts == tuple(targets if block.startswith("decoder") else sources)
@@ -71,7 +71,7 @@ def test_padding_positions_are_left_out_even_where_they_differ_from_the_tokens()
     # lm-en-rope's sentences differ in length, so the batch has padding; its q at a padded position is a real
     # vector (the <pad> embedding, rotated), which would be counted if it were kept
     got = loaders.qk_corpus("lm-en-rope", "decoder.self_attn", 0)
-    loaded = checkpoint.load(loaders.model_folder("lm-en-rope"))
+    loaded = checkpoints.load(loaders.model_folder("lm-en-rope"))
     lengths = [1 + len(loaded.tokenizers["tgt"].encode(s)) for s in got.q_texts]
     assert len(set(lengths)) > 1  # the guard: some rows of a batch were padded
     assert got.q.shape[1] == sum(lengths) and "<pad>" not in "".join(got.q_tokens + got.k_tokens)

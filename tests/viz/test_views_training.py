@@ -1,14 +1,14 @@
-"""The Training page's views against training's own code: core_model.train's schedule, torch's label-smoothed
-cross-entropy, and core_model.tasks' teacher-forced batch and loss."""
+"""The Training page's views against training's own code: core_model.training.train's schedule, torch's label-smoothed
+cross-entropy, and core_model.training.tasks' teacher-forced batch and loss."""
 import math
 
 import numpy as np
 import pytest
 import torch
 
-from core_model import checkpoint
-from core_model.tasks import LABEL_SMOOTHING, loss_fn, make_batch
-from core_model.train import learning_rate
+from core_model import checkpoints
+from core_model.training.tasks import LABEL_SMOOTHING, loss_fn, make_batch
+from core_model.training.train import learning_rate
 from viz_app import loaders
 from viz_app.views import training as view
 
@@ -56,7 +56,7 @@ def test_without_smoothing_a_confident_prediction_is_cheap_and_with_it_it_is_not
 @pytest.mark.parametrize("name", ["translate-en-fr", "lm-en", "reverse"])
 def test_the_teacher_forced_batch_is_shifted_and_its_loss_is_trainings(name):
     batch = loaders.teacher_batch(name)
-    loaded = checkpoint.load(loaders.model_folder(name))
+    loaded = checkpoints.load(loaders.model_folder(name))
     cfg = loaded.config
     tf = view.teacher_forcing(batch.src, batch.tgt_in, batch.tgt_out, batch.loss, cfg.pad_id)
     assert (tf.src is None) == (not cfg.has_encoder) and len(tf.tgt_in) == loaders.TEACHER_PAIRS

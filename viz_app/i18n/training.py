@@ -4,10 +4,10 @@ STRINGS = {
     "training.intro": {
         "en": "How the shipped models learned: the learning-rate schedule, label smoothing and teacher forcing, each "
               "with the real numbers of the model chosen in the sidebar. Training itself is "
-              "`python -m core_model.train`: Adam with β₁ = 0.9, β₂ = 0.98, ε = 10⁻⁹, the schedule below, and a "
+              "`python -m core_model.training.train`: Adam with β₁ = 0.9, β₂ = 0.98, ε = 10⁻⁹, the schedule below, and a "
               "cross-entropy loss with label smoothing ε = 0.1.",
         "zh": "这里展示随附模型是怎样训练出来的：学习率调度、标签平滑和教师强制，每一部分都使用侧边栏所选模型的真实数值。"
-              "训练命令是 `python -m core_model.train`：Adam 优化器（β₁ = 0.9，β₂ = 0.98，ε = 10⁻⁹），"
+              "训练命令是 `python -m core_model.training.train`：Adam 优化器（β₁ = 0.9，β₂ = 0.98，ε = 10⁻⁹），"
               "使用下面的学习率调度，损失为带标签平滑（ε = 0.1）的交叉熵。"},
     "training.card": {"en": "Model card of {model}: data, training command, metrics",
                       "zh": "{model} 的模型卡：数据、训练命令与指标"},
@@ -19,10 +19,10 @@ STRINGS = {
     "training.log.header": {"en": "This model's training run", "zh": "这个模型的训练过程"},
     "training.log.none": {
         "en": "{model} was shipped without a training log. Training writes one into every checkpoint "
-              "(train_log.csv); `python -m core_model.train --task {model} --out runs/{model} --ship "
+              "(train_log.csv); `python -m core_model.training.train --task {model} --out runs/{model} --ship "
               "assets/models/{model}` ships it beside the model.",
         "zh": "{model} 随附时没有训练日志。训练会在每个检查点中写入日志（train_log.csv）；"
-              "`python -m core_model.train --task {model} --out runs/{model} --ship assets/models/{model}` 会把它和模型放在一起。"},
+              "`python -m core_model.training.train --task {model} --out runs/{model} --ship assets/models/{model}` 会把它和模型放在一起。"},
     "training.log.bad": {"en": "The training log of {model} is damaged, so it is not drawn; the model itself is fine.",
                          "zh": "{model} 的训练日志已损坏，因此不绘制；模型本身没有问题。"},
     "training.log.loss": {"en": "Loss during training", "zh": "训练中的损失"},
@@ -138,10 +138,10 @@ STRINGS = {
               "就能看到对齐逐渐出现。"},
     "training.forming.none": {
         "en": "{model} was shipped without attention snapshots. Training saves them in every checkpoint "
-              "(attention_steps.safetensors); retraining with `python -m core_model.train --task {model} --ship …` "
+              "(attention_steps.safetensors); retraining with `python -m core_model.training.train --task {model} --ship …` "
               "ships them beside the model.",
         "zh": "{model} 随附时没有注意力快照。训练会把它们保存在每个检查点中（attention_steps.safetensors）；"
-              "用 `python -m core_model.train --task {model} --ship …` 重新训练即可把它们和模型放在一起。"},
+              "用 `python -m core_model.training.train --task {model} --ship …` 重新训练即可把它们和模型放在一起。"},
     "training.forming.bad": {"en": "The attention snapshots of {model} are damaged, so they are not drawn.",
                              "zh": "{model} 的注意力快照已损坏，因此不绘制。"},
     "training.forming.play": {"en": "Play", "zh": "播放"},

@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from core_model.safe_load import CheckpointError
+from core_model.checkpoints.safe_load import CheckpointError
 
 from .. import loaders, own_model, page, state
 from ..export import to_csv

@@ -26,7 +26,7 @@ class Schedule:
 
 
 def schedule(lr) -> Schedule:
-    """`lr[i]` is the rate of step i + 1 (as core_model.train.learning_rate gives it)."""
+    """`lr[i]` is the rate of step i + 1 (as core_model.training.train.learning_rate gives it)."""
     lr = np.asarray(lr, dtype=np.float64)
     peak = int(np.argmax(lr))
     return Schedule(np.arange(1, len(lr) + 1), lr, peak + 1, float(lr[peak]), float(lr[0]))

@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .decoding import greedy
+from ..decoding import greedy
 from .tasks import LABEL_SMOOTHING, TASKS, loss_fn, make_batch
-from .trace import run_with_trace
+from ..trace import run_with_trace
 from .train import batches_from, corpus, encode_pairs, optimizer_step, starting_point
 
 # The reversal task made tiny: it draws the anti-diagonal in well under a minute on 2 CPU cores
@@ -180,7 +180,7 @@ def train_elsewhere(data, commands) -> None:
 
 
 def main() -> None:
-    """The run's process (`python -c "from core_model.live_train import main; main()"`): commands on stdin, the
+    """The run's process (`python -c "from core_model.training.live_train import main; main()"`): commands on stdin, the
     pickles on stdout. Whatever else writes to file descriptor 1 (a library's print) goes to stderr instead."""
     data = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)

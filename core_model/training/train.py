@@ -1,6 +1,6 @@
 """Train a model from a corpus that code in this repository generates.
 
-    python -m core_model.train --task translate-en-fr --out runs/translate-en-fr
+    python -m core_model.training.train --task translate-en-fr --out runs/translate-en-fr
 
 Teacher forcing, label smoothing, Adam with the paper's warm-up + inverse-square-root schedule (and a linear cool-down),
 periodic validation, atomic checkpoints (an interrupted run never leaves a broken one) and
@@ -23,14 +23,14 @@ from safetensors.torch import load as load_safetensors
 from safetensors.torch import save as save_safetensors
 from tqdm import tqdm
 
-from . import checkpoint, cli
-from .config import ModelConfig
+from .. import checkpoints, cli
+from ..config import ModelConfig
 from .evaluate import alignment_error_rates, ship
-from .model import Transformer
+from ..nn.model import Transformer
 # Shared with evaluate.py; importable from here as before.
 from .tasks import LABEL_SMOOTHING, TASKS, Task, corpus, loss_fn, make_batch, pad  # noqa: F401
-from .tokenizer import Tokenizer
-from .safe_load import Loaded
+from ..tokenizers import Tokenizer
+from ..checkpoints.safe_load import Loaded
 from .snapshots import (AER_PAIRS, COUNT as SNAPSHOT_COUNT, PROBES, SNAPSHOT_FILE, SnapshotWriter, probe_of,
                         read_snapshots, resumed, snapshot_steps)
 from .train_log import LOG_FILE, LogWriter, read_log
@@ -95,7 +95,7 @@ def restore_optimizer(path: Path, optimizer: torch.optim.Optimizer) -> dict:
             state.setdefault(int(index), {})[name] = value
         optimizer.load_state_dict({"state": state, "param_groups": meta.pop("param_groups")})
     except (OSError, ValueError, KeyError, RuntimeError, SafetensorError) as e:
-        raise checkpoint.CheckpointError(f"{path} cannot be resumed: {STATE_JSON} or {STATE_TENSORS} is missing "
+        raise checkpoints.CheckpointError(f"{path} cannot be resumed: {STATE_JSON} or {STATE_TENSORS} is missing "
                                          f"or damaged ({e}).") from None
     return meta
 
@@ -121,11 +121,11 @@ def build_tokenizers(task: Task, splits: dict, folder: Path) -> dict:
 
 def starting_point(task: Task, splits: dict, out: Path, resume: bool, seed: int):
     """(model, tokenizers, optimizer, state): those of out/checkpoint when resuming from it, else new ones."""
-    found = checkpoint.find(out / "checkpoint") if resume else None
+    found = checkpoints.find(out / "checkpoint") if resume else None
     if resume and found is None:
         print(f"No checkpoint in {out} yet: starting from step 0.", file=sys.stderr)
     if found:
-        loaded = checkpoint.load(found)
+        loaded = checkpoints.load(found)
         model, tokenizers = loaded.model, loaded.tokenizers
     else:
         tokenizers = build_tokenizers(task, splits, out / "tokenizers")
@@ -170,7 +170,7 @@ def optimizer_step(model: Transformer, optimizer: torch.optim.Optimizer, example
 
 def resumed_log(out: Path, state: dict) -> LogWriter:
     """The run's log: that of the checkpoint resumed from (without rows after its step), or a new one."""
-    found = checkpoint.find(out / "checkpoint") if state["step"] else None
+    found = checkpoints.find(out / "checkpoint") if state["step"] else None
     return LogWriter.resume(read_log(found) if found else None, state["step"], state["log_pending"])
 
 
@@ -186,7 +186,7 @@ def resumed_snapshots(out: Path, state: dict, splits: dict, tokenizers: dict, mo
         return alignment_error_rates(Loaded(m, cfg, tokenizers, "", out), pairs)
 
     writer = SnapshotWriter(probes, snapshot_steps(steps, count), aer if pairs and cfg.has_encoder else None)
-    found = checkpoint.find(out / "checkpoint") if state["step"] else None
+    found = checkpoints.find(out / "checkpoint") if state["step"] else None
     if found:
         return resumed(writer, read_snapshots(found), state["step"])
     writer.add(0, model)
@@ -199,7 +199,7 @@ def save_run(out: Path, model: Transformer, tokenizers: dict, optimizer: torch.o
     state["log_pending"] = log.pending  # the sums of the steps since the last row, for an exact resume
     card = f"Training checkpoint of {state['task']}, step {state['step']}.\n"
     extra = dict(optimizer_files(optimizer, state), **{LOG_FILE: log.to_bytes(), SNAPSHOT_FILE: snaps.to_bytes()})
-    checkpoint.save(out / "checkpoint", model, tokenizers, card, extra)
+    checkpoints.save(out / "checkpoint", model, tokenizers, card, extra)
 
 
 class Progress:
@@ -262,7 +262,7 @@ def train(task: Task, out: Path, seed: int = 0, steps: int | None = None, resume
 
 def interrupted_message(ckpt: Path) -> str:
     """What an interrupted run leaves behind, and how to go on."""
-    found = checkpoint.find(ckpt)
+    found = checkpoints.find(ckpt)
     if found is None:
         return "Interrupted before the first checkpoint: nothing was saved."
     step = json.loads((found / STATE_JSON).read_text())["step"]
@@ -271,7 +271,7 @@ def interrupted_message(ckpt: Path) -> str:
 
 
 def main(argv=None) -> int:
-    parser = cli.Parser(prog="python -m core_model.train", description=__doc__.split("\n")[0])
+    parser = cli.Parser(prog="python -m core_model.training.train", description=__doc__.split("\n")[0])
     parser.add_argument("--task", choices=sorted(TASKS), required=True)
     parser.add_argument("--out", type=cli.path, required=True, help="run folder (checkpoint and tokenizers)")
     parser.add_argument("--seed", type=cli.whole(0, cli.MAX_SEED), default=0)
@@ -298,7 +298,7 @@ def main(argv=None) -> int:
         return cli.fail(e)
     print(json.dumps({k: state[k] for k in ("task", "step", "seconds", "tokens", "valid_loss")}))
     if args.ship:
-        command = "python -m core_model.train " + " ".join(argv if argv is not None else sys.argv[1:])
+        command = "python -m core_model.training.train " + " ".join(argv if argv is not None else sys.argv[1:])
         try:
             ship(args.out / "checkpoint", args.ship, task, state, command)
         except cli.BAD_INPUT as e:

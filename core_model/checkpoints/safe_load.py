@@ -1,10 +1,9 @@
-"""What every checkpoint loader shares: ours (checkpoint.py) and the Hugging Face imports (bert.py, gpt2.py,
-seq2seq_hub.py).
+"""What every checkpoint loader shares: ours (folder.py) and the Hugging Face importers (core_model/importers).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
 model.safetensors and checked name by name and shape by shape. Every loader builds on this
-module, and checkpoint.load hands a BERT folder to bert.load, a GPT-2 folder to gpt2.load and a Marian or
-BART folder to seq2seq_hub.load, so the arrows go one way: checkpoint → bert, gpt2, seq2seq_hub → safe_load.
+module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
+the arrows go one way: folder → registry ← importers → safe_load.
 Nothing is unpickled: safetensors and JSON hold data only.
 """
 from __future__ import annotations
@@ -19,11 +18,16 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
 
-from .config import ModelConfig
-from .messages import CodedError, listed, listed_fields, shortened
-from .model import Transformer
+from ..config import ModelConfig
+from ..messages import CodedError, listed, listed_fields, shortened
+from ..nn.model import Transformer
 
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "card.md"
+# What training keeps beside a checkpoint (training/train_log.py, training/snapshots.py), read whole by the app, and
+# a Hugging Face folder's generation settings (generation.py): named here, where a load checks each file's size.
+LOG_FILE, MAX_LOG_BYTES = "train_log.csv", 2**20
+SNAPSHOT_FILE, MAX_SNAPSHOT_BYTES = "attention_steps.safetensors", 16 * 2**20
+GENERATION_FILE = "generation_config.json"
 MAX_WEIGHT_BYTES = 512 * 2**20  # far above any model that runs on a laptop CPU in class
 MAX_FILE_BYTES = 32 * 2**20  # any other file; the shipped ones are under 1 MB, a BERT tokenizer.json a few
 MAX_LAYERS = 96  # per stack: each layer is built (and takes memory) before any weight is read

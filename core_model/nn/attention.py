@@ -6,22 +6,11 @@ import math
 import torch
 from torch import nn
 
-from .hook_points import record, record_derived, scale_scores
+from ..trace.hook_points import record, record_derived, scale_scores
+from ..trace.names import ATTN_LEAVES
 from .masks import masked_softmax
 from .positional import alibi_bias_range, rope_rotate
 
-# What an attention block records, in order: `<block path>.<leaf>`. attention() records the middle five.
-ATTN_LEAVES = (
-    "q",  # [b, h, q, d_head] queries (rotated, with RoPE)
-    "k",  # [b, h, k, d_head] keys (rotated, with RoPE; every cached step's, when decoding with a cache)
-    "v",  # [b, h, k, d_head] values
-    "scores",  # [b, h, q, k] Q Kᵀ
-    "scores_scaled",  # [b, h, q, k] / √d_head (unless switched off), + the ALiBi bias
-    "scores_masked",  # [b, h, q, k] -inf where a query may not attend
-    "pattern",  # [b, h, q, k] softmax weights: rows sum to 1 (0 for a fully blocked row)
-    "z",  # [b, h, q, d_head] pattern @ V: each head's output
-    "out",  # [b, q, d_model] the heads side by side, through W_O
-)
 
 
 # Derived on reading, never stored (see hook_points): the scores from q and k, the rest from the scores.
@@ -119,8 +108,9 @@ class MultiHeadAttention(nn.Module):
         if memory is None and self.positional == "rope":
             q = rope_rotate(q, q_pos, self.base)
         if memory is None and self.positional == "alibi":
-            recipe = (self.n_heads, start, x.shape[1], k.shape[2])  # what the trace rebuilds the bias from
-            bias = alibi_bias_range(*recipe)  # [1, h, q, k]
+            arguments = (self.n_heads, start, x.shape[1], k.shape[2])
+            bias = alibi_bias_range(*arguments)  # [1, h, q, k]
+            recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from
         for leaf, value in (("q", q), ("k", k)):
             record(self, leaf, value, needed_by=FROM_QK)  # the scores are derived from them
         record(self, "v", v)

@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 import sentencepiece as spm
 
-from .messages import CodedError
+from ..messages import CodedError
 
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 SPECIAL_PIECES = ("<pad>", "<unk>", "<s>", "</s>")  # indexed by id

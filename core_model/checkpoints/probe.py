@@ -1,7 +1,7 @@
 """Load a checkpoint someone brought, in a child process held to a time and a memory limit.
 
-A checkpoint from a stranger is read in `python -m core_model.probe FOLDER` (its address space limited
-first), never first in the server: the child loads it with every check of checkpoint.load, runs its
+A checkpoint from a stranger is read in `python -m core_model.checkpoints.probe FOLDER` (its address space limited
+first), never first in the server: the child loads it with every check of checkpoints.load, runs its
 tokenizers and one forward pass on a plain sentence, and prints one line of JSON with the reason it was
 refused (or none). Whatever the files
 do (a size the checks missed, a tokenizer that panics, a parser that recurses), the child is what runs
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import torch
 
-from .checkpoint import load
-from .messages import shortened
+from .folder import load
+from ..messages import shortened
 from .safe_load import KINDS, CheckpointError, size_text
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the folder that holds core_model
 SECONDS = 60  # a model that runs on a laptop CPU in class loads in a few seconds
 MEMORY = 4 * 2**30  # address space: torch alone reserves about 1 GB, the largest model allowed ~1.5 GB more
 SENTENCE = "the cat sees a dog ."
@@ -32,7 +32,7 @@ def check(folder) -> None:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
     # The child limits itself before it imports anything else: a preexec_fn could deadlock a threaded server.
     start = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
-             "import runpy; runpy.run_module('core_model.probe', run_name='__main__')")
+             "import runpy; runpy.run_module('core_model.checkpoints.probe', run_name='__main__')")
     try:
         done = subprocess.run([sys.executable, "-c", start, str(folder)], capture_output=True, text=True,
                               timeout=SECONDS, cwd=ROOT, env=env)

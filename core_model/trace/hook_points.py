@@ -37,7 +37,6 @@ from typing import Callable
 import numpy as np
 import torch
 
-from .positional import alibi_bias_range
 
 def name_filter(names) -> Callable[[str], bool] | None:
     """`names` → a predicate over value names, or None to keep everything.
@@ -208,7 +207,7 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
 
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by
-    the same alibi_bias call. 'masked': -inf where the mask blocks, the source elsewhere.
+    the function and arguments the recipe names (nn.positional.alibi_bias_range). 'masked': -inf where the mask blocks, the source elsewhere.
     """
     base, *others = (recorder[s] for s in sources)
     if kind == "product":
@@ -218,7 +217,8 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         divisor, bias = args
         out = base if divisor is None else base / np.float32(divisor)
         if bias is not None:
-            out = out + alibi_bias_range(*bias).numpy()
+            rebuild, arguments = bias
+            out = out + rebuild(*arguments).numpy()
         return out if out is not base else base.view()
     (mask,) = args
     return base.view() if mask is None else np.where(mask, base, np.float32(-np.inf))

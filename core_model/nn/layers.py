@@ -7,8 +7,9 @@ import torch
 from torch import nn
 
 from .attention import MultiHeadAttention
-from .config import ModelConfig
-from .hook_points import record
+from ..config import ModelConfig
+from ..trace.hook_points import record
+from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .positional import LearnedPositions, SinusoidalPositions
 
 
@@ -40,11 +41,6 @@ def make_activation(name: str) -> nn.Module:
     return nn.GELU() if name == "gelu" else nn.ReLU()
 
 
-# What a feed-forward block records, in order: `<layer path>.ffn.<leaf>`.
-FFN_LEAVES = (
-    "hidden",  # [b, pos, d_ff] after the activation
-    "out",  # [b, pos, d_model]
-)
 
 
 class FeedForward(nn.Module):
@@ -66,14 +62,6 @@ class FeedForward(nn.Module):
         return out
 
 
-# What an embedding stage records, in order: `src_embed.<leaf>` (encoder input), `tgt_embed.<leaf>` (decoder input).
-EMBED_LEAVES = (
-    "tok",  # [b, pos, d_model] the token vectors
-    "scaled",  # [b, pos, d_model] × √d_model if the config scales embeddings, else tok itself
-    "pos",  # [1, pos, d_model] sinusoidal or learned positions only (RoPE and ALiBi act inside attention)
-    "type",  # [b, pos, d_model] token-type vectors, only if the config has them (BERT)
-    "out",  # [b, pos, d_model] the sum (normalized, with embed_norm), what layer 0 reads
-)
 
 
 class Embeddings(nn.Module):
@@ -116,18 +104,6 @@ class Embeddings(nn.Module):
         return x
 
 
-# What a layer records itself: `encoder.layers.{i}.<leaf>`, `decoder.layers.{i}.<leaf>`; its blocks
-# record under self_attn., cross_attn. (ATTN_LEAVES) and ffn. (FFN_LEAVES). Each sublayer records its
-# norm and its residual sum: norm first in a pre-norm layer, the sum first in a post-norm one.
-LAYER_LEAVES = (
-    "resid_pre",  # [b, pos, d_model] what enters the layer: the embedding or the previous layer's output
-    "norm1",  # [b, pos, d_model] the norm around self-attention
-    "resid_mid",  # [b, pos, d_model] input + self-attention output
-    "norm2",  # [b, pos, d_model] the norm around cross-attention if the layer has it, else around the FFN
-    "resid_cross",  # [b, pos, d_model] + cross-attention output; layers with cross-attention only
-    "norm3",  # [b, pos, d_model] the norm around the FFN; layers with cross-attention only
-    "resid_post",  # [b, pos, d_model] + FFN output
-)
 
 
 class Layer(nn.Module):
@@ -183,10 +159,6 @@ class Layer(nn.Module):
         return self.sublayer(x, self.ffn, self.norm2, "norm2", "resid_post")
 
 
-# What a stack records itself: `encoder.<leaf>`, `decoder.<leaf>`.
-STACK_LEAVES = (
-    "final_norm",  # [b, pos, d_model] pre-norm stacks only: the last layer's output, normalized
-)
 
 
 class Stack(nn.Module):

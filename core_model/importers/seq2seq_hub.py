@@ -3,7 +3,7 @@ encoder-decoder Transformer, traced under the same names as ours, cross-attentio
 
 The folder holds `config.json` (model_type "marian" or "bart") and `model.safetensors` as `save_pretrained`
 writes them, and the tokenizer files beside them; a folder with only `pytorch_model.bin` is refused before this
-module is reached (checkpoint.check_files: a pickle can run code). Both families are the paper's post-norm
+module is reached (checkpoints.check_files: a pickle can run code). Both families are the paper's post-norm
 encoder-decoder: each layer is self-attention (and in the decoder cross-attention), then the FFN, each followed
 by residual + LayerNorm, with no final norm; the output layer is tied to the token embedding (or not, as the
 config says) and adds `final_logits_bias`, a bias on the logits that becomes our generator's bias
@@ -34,13 +34,13 @@ from pathlib import Path
 
 import torch
 
-from .config import ModelConfig
-from .messages import coded, shortened
-from .model import Transformer
-from .positional import sinusoidal_table
-from .safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_json_file,
+from ..config import ModelConfig
+from ..messages import coded, shortened
+from ..nn.model import Transformer
+from ..nn.positional import sinusoidal_table
+from ..checkpoints.safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_json_file,
                         read_tensors, required, tensor_names, within_limit)
-from .tokenizer import ByteLevelBPETokenizer, MarianTokenizer
+from ..tokenizers import ByteLevelBPETokenizer, MarianTokenizer
 
 FAMILIES = ("marian", "bart")
 NAMES = {"marian": "Marian", "bart": "BART"}
@@ -61,6 +61,8 @@ NEEDS = {
 SAME = (("encoder_attention_heads", "decoder_attention_heads"), ("encoder_ffn_dim", "decoder_ffn_dim"))
 BART_OFFSET = 2  # BartLearnedPositionalEmbedding reads row position + 2
 MARIAN_FILES = ("source.spm", "target.spm", "vocab.json")
+# What the registry reads (checkpoints/registry.py): BART reads tokenizer.json, Marian the three above.
+MODEL_TYPES, FAMILY, FILES = FAMILIES, "Marian, BART", ("tokenizer.json", *MARIAN_FILES)
 
 # our name <- its name, per layer ({i}); each with .weight and .bias
 ATTENTION = ("q_proj", "k_proj", "v_proj", "out_proj")

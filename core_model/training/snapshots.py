@@ -22,11 +22,9 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as save_safetensors
 
-from .safe_load import CheckpointError, size_text
-from .trace import run_with_trace
+from ..checkpoints.safe_load import MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE, CheckpointError, size_text
+from ..trace import run_with_trace
 
-SNAPSHOT_FILE = "attention_steps.safetensors"
-MAX_SNAPSHOT_BYTES = 16 * 2**20
 MAX_STEPS = 64
 PROBES = 4  # probe pairs: the first of the validation split
 AER_PAIRS = 50  # validation pairs whose cross-attention is scored against the gold alignment at each saved step

@@ -21,12 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .safe_load import CheckpointError, size_text
+from ..checkpoints.safe_load import LOG_FILE, MAX_LOG_BYTES, CheckpointError, size_text
 
-LOG_FILE = "train_log.csv"
 COLUMNS = ("step", "train_loss", "valid_loss", "lr", "grad_norm", "tokens")
 HEADER = ",".join(COLUMNS)
-MAX_LOG_BYTES = 2**20
 MAX_LOG_ROWS = 20_000
 
 _WHOLE = re.compile(r"[0-9]{1,18}")  # int() alone would take '1_000', ' 7' or 4,000 digits

@@ -1,8 +1,8 @@
 """A trace: every value one call computed, by stable dotted name, with typed views.
 
-Recording itself is in hook_points (a ContextVar per call, never a torch hook); its names are
-re-exported here. A name is `<module path>.<leaf>`, the leaves each recording module declares
-beside it: EMBED_LEAVES, LAYER_LEAVES, ATTN_LEAVES, FFN_LEAVES, STACK_LEAVES, MODEL_LEAVES.
+Recording itself is in hook_points (a ContextVar per call, never a torch hook). A name is
+`<module path>.<leaf>`, the leaves each recording module declares (names.py): EMBED_LEAVES,
+LAYER_LEAVES, ATTN_LEAVES, FFN_LEAVES, STACK_LEAVES, MODEL_LEAVES.
 
 A trace keeps the arrays the forward pass made, except `scores`, `scores_scaled` and `scores_masked`,
 which it derives bit for bit from q and k when read (hook_points explains why and how); run_with_trace's
@@ -16,15 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .attention import ATTN_LEAVES
-from .hook_points import (NotRecorded, Recorder, Stopped, name_filter, record,  # noqa: F401  (callers import them here)
-                          recording, scale_scores, set_paths)
-from .layers import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
-from .model import MODEL_LEAVES
-
-__all__ = ["ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES",
-           "AttnView", "EmbedView", "NotRecorded", "Trace", "as_batch", "name_filter", "record", "recording",
-           "run_with_trace", "scale_scores", "set_paths"]
+from .hook_points import Recorder, Stopped, recording
+from .names import ATTN_LEAVES, EMBED_LEAVES
 
 
 class AttnView:

@@ -11,11 +11,14 @@ from pathlib import Path
 
 import torch
 
-from .config import ModelConfig
-from .messages import coded, shortened
-from .model import Transformer
-from .safe_load import CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors
-from .tokenizer import WordPieceTokenizer
+from ..config import ModelConfig
+from ..messages import coded, shortened
+from ..nn.model import Transformer
+from ..checkpoints.safe_load import CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors
+from ..tokenizers import WordPieceTokenizer
+
+# What the registry reads (checkpoints/registry.py).
+MODEL_TYPES, FAMILY, FILES = ("bert",), "BERT", ("tokenizer.json",)
 
 SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}
 MINILM = "all-MiniLM-L6-v2"

@@ -2,7 +2,7 @@
 
 The folder holds `config.json` (model_type "gpt2"), `model.safetensors` and `tokenizer.json`, as
 `save_pretrained` writes them; a folder with only `pytorch_model.bin` is refused before this module is
-reached (checkpoint.check_files: a pickle can run code). GPT-2 is our decoder with learned positions,
+reached (checkpoints.check_files: a pickle can run code). GPT-2 is our decoder with learned positions,
 pre-norm layers and a final LayerNorm, GELU's tanh approximation, no embedding scaling and an output
 layer tied to the token embedding without a bias. Its weights differ from ours in layout only: each
 layer's attention keeps W_Q, W_K and W_V side by side in one `Conv1D` (c_attn), and every `Conv1D` stores
@@ -21,12 +21,15 @@ from pathlib import Path
 
 import torch
 
-from .config import ModelConfig
-from .messages import coded, shortened
-from .model import Transformer
-from .safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors,
+from ..config import ModelConfig
+from ..messages import coded, shortened
+from ..nn.model import Transformer
+from ..checkpoints.safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors,
                         tensor_names)
-from .tokenizer import ByteLevelBPETokenizer
+from ..tokenizers import ByteLevelBPETokenizer
+
+# What the registry reads (checkpoints/registry.py).
+MODEL_TYPES, FAMILY, FILES = ("gpt2",), "GPT-2", ("tokenizer.json",)
 
 # transformers' name of the activation -> ours. "gelu_new" and "gelu_pytorch_tanh" are the same tanh formula.
 ACTIVATIONS = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}

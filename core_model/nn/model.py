@@ -4,8 +4,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from .config import ModelConfig
-from .hook_points import record, set_paths, wanted
+from ..config import ModelConfig
+from ..trace.hook_points import record, set_paths, wanted
+from ..trace.names import MODEL_LEAVES
 from .layers import Embeddings, Stack
 from .masks import causal_mask, combine, padding_mask
 
@@ -24,11 +25,6 @@ class KVCache:
                 block["k"], block["v"] = block["k"][index], block["v"][index]
 
 
-# What the model records at the top level, under these bare names; models with a decoder only.
-MODEL_LEAVES = (
-    "logits",  # [b, t, vocab] next-token scores
-    "probs",  # [b, t, vocab] their softmax
-)
 
 
 class Transformer(nn.Module):

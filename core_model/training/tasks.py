@@ -11,9 +11,9 @@ from types import MappingProxyType
 
 import torch
 
-from .config import ModelConfig
+from ..config import ModelConfig
 from .data import en_fr, reverse
-from .model import Transformer
+from ..nn.model import Transformer
 
 
 LABEL_SMOOTHING = 0.1  # ε of every shipped model's training loss (Vaswani et al., 5.4)
