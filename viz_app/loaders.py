@@ -27,7 +27,7 @@ from core_model.nn.attention import attention
 from core_model.nn.masks import apply_mask, causal_mask, masked_softmax
 from core_model.messages import CodedError
 from core_model.training.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
-from core_model.trace import Trace, recording, run_with_trace
+from core_model.trace import Trace, run_with_trace
 from core_model.training.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
 from core_model.training.snapshots import Snapshots, read_snapshots
 from core_model.training.train_log import TrainLog, read_log
@@ -453,11 +453,15 @@ def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
     q, k, v = x @ tensor(w_q), x @ tensor(w_k), x @ tensor(w_v)  # [n, d_k]
     n = x.shape[0]
     mask = causal_mask(n) if causal else None  # [1, 1, n, n]
-    with torch.no_grad(), recording() as values:
-        attention(q[None, None], k[None, None], v[None, None], mask=mask)  # as one head of a batch of one
     stages = {"q": q.numpy(), "k": k.numpy(), "v": v.numpy(),
               "mask": np.ones((n, n)) if mask is None else mask[0, 0].numpy().astype(np.float64)}
-    stages.update({name: values[name][0, 0] for name in ("scores", "scores_scaled", "scores_masked", "pattern", "z")})
+
+    def keep(leaf, value):  # attention()'s hook: every step, as one head of a batch of one
+        stages[leaf] = value[0, 0].numpy()
+        return value
+
+    with torch.no_grad():
+        attention(q[None, None], k[None, None], v[None, None], mask=mask, hook=keep)
     return stages
 
 

@@ -1,4 +1,4 @@
-"""Multi-head attention that hands back its weights, with every stage recorded."""
+"""Multi-head attention that hands back its weights; each step is recorded by the trace's hook beside it."""
 from __future__ import annotations
 
 import math
@@ -6,58 +6,35 @@ import math
 import torch
 from torch import nn
 
-from ..trace.hook_points import record, record_derived, scale_scores
+from ..trace.attention_points import AttentionPoints
+from ..trace.hook_points import active, record, scale_scores
 from ..trace.names import ATTN_LEAVES
-from .masks import masked_softmax
+from .masks import apply_mask, masked_softmax
 from .positional import alibi_bias_range, rope_rotate
 
 
+def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None):
+    """Scaled dot-product attention, the paper's equation (1): softmax(Q Kᵀ / √d_k + bias, masked) V.
 
-# Derived on reading, never stored (see hook_points): the scores from q and k, the rest from the scores.
-DERIVED = ("scores_scaled", "scores_masked")
-FROM_QK = ("scores", *DERIVED)
-
-
-def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, module=None, bias_recipe=None):
-    """softmax(QKᵀ/√d_k + bias, masked) V for q [b, h, q, d], k and v [b, h, k, d] → (z, weights).
-
-    Records the scores before scaling, after scaling (and any position bias), after the mask, and after softmax, the
-    split points a teacher shows one by one. In float32 the first three are recipes (hook_points.derive): the scores
-    from the kept q and k, the rest from them if any bias can be rebuilt (`bias_recipe`: an ALiBi bias's arguments).
-
-    Where no trace keeps a [b, h, q, k] intermediate and no gradient is taken, the next step
-    writes into it instead of allocating another: the same float32 operations, so the same bits.
+    q [b, h, q, d_k]; k and v [b, h, k, d_k]; mask (True = may attend) and bias (ALiBi's, or None) broadcast
+    to [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
+    points a teacher shows one by one and hands back the value to go on with (the trace's AttentionPoints).
     """
-    scores = q @ k.transpose(-2, -1)  # [b, h, q, k]
-    derived = scores.dtype == torch.float32 and record_derived(module, "scores", ("product", ("q", "k")), DERIVED)
-    stored = not derived and record(module, "scores", scores, needed_by=DERIVED)
-    owned = not stored and not torch.is_grad_enabled()  # may scores be overwritten?
-    divisor = math.sqrt(q.shape[-1]) if scale else None
-    scaled = scores
-    if divisor is not None:
-        scaled = scaled.div_(divisor) if owned else scaled / divisor
-        owned = not torch.is_grad_enabled()
+    see = hook or _as_is
+    scores = see("scores", q @ k.transpose(-2, -1))  # [b, h, q, k]
+    if scale:
+        scores = scores / math.sqrt(q.shape[-1])
     if bias is not None:
-        scaled = scaled.add_(bias) if owned else scaled + bias  # [b, h, q, k]
-        owned = not torch.is_grad_enabled()
-    if (derived or stored) and scores.dtype == torch.float32 and (bias is None or bias_recipe is not None):
-        record_derived(module, "scores_scaled", ("scaled", ("scores",), divisor, None if bias is None else bias_recipe))
-    elif record(module, "scores_scaled", scaled, needed_by=("scores_masked",)):
-        owned = False
-    masked = scaled
-    blocking = mask is not None and not bool(mask.all())  # nothing blocked: spare a copy of the scores
-    if blocking:
-        masked = masked.masked_fill_(~mask, float("-inf")) if owned else masked.masked_fill(~mask, float("-inf"))
-        owned = not torch.is_grad_enabled()
-    record_derived(module, "scores_masked", ("masked", ("scores_scaled",), mask if blocking else None))
-    if mask is not None and not blocking:  # no key blocked, so no row fully blocked: plain softmax
-        weights = torch.softmax(masked, dim=-1, out=masked) if owned else torch.softmax(masked, dim=-1)
-    else:
-        weights = masked_softmax(masked, mask, in_place=owned)  # [b, h, q, k]
-    record(module, "pattern", weights)
-    z = (dropout(weights) if dropout is not None else weights) @ v  # [b, h, q, d]
-    record(module, "z", z)
+        scores = scores + bias
+    scores = see("scores_scaled", scores)
+    scores = see("scores_masked", apply_mask(scores, mask))  # -inf where a query may not look
+    weights = see("pattern", masked_softmax(scores, mask))  # rows sum to 1; a fully blocked row is all 0
+    z = see("z", (weights if dropout is None else dropout(weights)) @ v)  # [b, h, q, d_k]
     return z, weights
+
+
+def _as_is(leaf: str, value: torch.Tensor) -> torch.Tensor:
+    return value
 
 
 class MultiHeadAttention(nn.Module):
@@ -111,10 +88,13 @@ class MultiHeadAttention(nn.Module):
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments)  # [1, h, q, k]
             recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from
-        for leaf, value in (("q", q), ("k", k)):
-            record(self, leaf, value, needed_by=FROM_QK)  # the scores are derived from them
-        record(self, "v", v)
-        z, weights = attention(q, k, v, mask, bias, scale_scores(), self.dropout if self.training else None, self, recipe)
+        scale, hook = scale_scores(), None
+        if active() is not None:  # a trace is recording this call: the hook keeps each step (trace/attention_points)
+            for leaf, value in (("q", q), ("k", k)):
+                record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them
+            record(self, "v", v)
+            hook = AttentionPoints(self, mask, math.sqrt(self.d_head) if scale else None, bias, recipe)
+        z, weights = attention(q, k, v, mask, bias, scale, self.dropout if self.training else None, hook)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]
         record(self, "out", out)

@@ -22,8 +22,8 @@ Two ways to keep less (issue 14):
   small bool array shared by every layer) and computes them only when someone reads them. At 512
   tokens each such array of lm-en is 4 MiB per layer, of MiniLM 12 MiB per layer.
 
-This module sits below every module that records (attention, layers, model), so trace.py can
-build its typed views on their declared leaf names without an import cycle.
+The trace room sits below the network: nn's modules import record() from here and their leaf names from
+names.py, and attention() hands its steps to attention_points.AttentionPoints; nothing here imports nn.
 """
 from __future__ import annotations
 

@@ -1,0 +1,54 @@
+"""What attention() records at its split points, and which of them the trace derives instead of keeping.
+
+nn/attention.py's attention() hands each step to a hook: the scores Q Kᵀ, the scaled scores (+ any ALiBi
+bias), the masked scores, the weights (`pattern`) and each head's output (`z`). While a trace records, the
+attention block passes an AttentionPoints, which keeps `pattern` and `z` as they are and, for the three
+[b, h, q, k] score arrays, notes a recipe instead (hook_points.derive): the scores from the kept q and k, the
+scaled ones from the scores, the divisor and the bias's own arguments, the masked ones from the scaled and the
+mask. They are computed, bit for bit, only when someone reads them. What cannot be rebuilt (scores not in
+float32, a bias without a recipe) is kept as computed.
+"""
+from __future__ import annotations
+
+import torch
+
+from .hook_points import record, record_derived
+
+DERIVED = ("scores_scaled", "scores_masked")  # derived from the scores
+FROM_QK = ("scores", *DERIVED)  # derived, in the end, from q and k
+
+
+class AttentionPoints:
+    """attention()'s hook for one call of one attention block: records each step under the block's path."""
+    FROM_QK = FROM_QK
+
+    def __init__(self, module, mask, divisor: float | None, bias, bias_recipe):
+        self.module, self.mask, self.divisor = module, mask, divisor
+        self.bias, self.bias_recipe = bias, bias_recipe
+        self.scores_noted = False  # are the scores in the trace (kept or derived), so their successors can be derived?
+
+    def __call__(self, leaf: str, value: torch.Tensor) -> torch.Tensor:
+        getattr(self, leaf)(value)
+        return value
+
+    def scores(self, value) -> None:
+        derived = value.dtype == torch.float32 and record_derived(self.module, "scores", ("product", ("q", "k")),
+                                                                  DERIVED)
+        self.scores_noted = derived or record(self.module, "scores", value, needed_by=DERIVED)
+
+    def scores_scaled(self, value) -> None:
+        rebuildable = self.bias is None or self.bias_recipe is not None
+        if self.scores_noted and value.dtype == torch.float32 and rebuildable:
+            record_derived(self.module, "scores_scaled", ("scaled", ("scores",), self.divisor, self.bias_recipe))
+        else:
+            record(self.module, "scores_scaled", value, needed_by=("scores_masked",))
+
+    def scores_masked(self, value) -> None:
+        blocking = self.mask is not None and not bool(self.mask.all())  # the mask as a recipe only if it blocks
+        record_derived(self.module, "scores_masked", ("masked", ("scores_scaled",), self.mask if blocking else None))
+
+    def pattern(self, value) -> None:
+        record(self.module, "pattern", value)
+
+    def z(self, value) -> None:
+        record(self.module, "z", value)
