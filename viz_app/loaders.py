@@ -246,7 +246,10 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     limit = readable(cfg)
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
     max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else LM_NEW_TOKENS
-    own = generation(name)
+    try:
+        own = generation(name)
+    except checkpoints.CheckpointError:  # the page says why it is not used (place/decoding.own_generation) and goes on without it
+        own = None
     if own is not None and own.max_new_tokens:
         max_len = min(max_len, own.max_new_tokens)
     common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)

@@ -252,3 +252,49 @@ def test_a_decoder_only_model_has_no_cross_attention_and_attends_over_prompt_and
     assert np.isnan(stacked[0, len(prompt) + 1:]).all()
     rows = pattern.mean(0)[len(prompt):len(prompt) + len(result.steps), :stacked.shape[1]]  # [steps, keys]
     assert np.allclose(np.nan_to_num(stacked), np.tril(rows, k=len(prompt)), atol=1e-5)
+
+
+@pytest.fixture
+def with_generation(tmp_path, monkeypatch):
+    """The shipped translator under a name of the test's own (the loaders cache by name), with a
+    generation_config.json of the test's own; the returned function writes it and gives the name."""
+    shipped = loaders.MODELS_DIR / MODEL
+
+    def write(settings) -> str:
+        name = f"translate-{tmp_path.name}"  # one test, one name: nothing cached by an earlier test is reused
+        (tmp_path / name).mkdir()
+        for f in shipped.iterdir():
+            (tmp_path / name / f.name).symlink_to(f)
+        (tmp_path / name / "generation_config.json").write_text(json.dumps(settings))
+        return name
+
+    (tmp_path / MODEL).symlink_to(shipped)  # the reference decoding loads the shipped model itself
+    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    return write
+
+
+def test_a_generation_config_asking_for_sampling_opens_the_page_sampling(with_generation):
+    at = open_decoding(model=with_generation({"do_sample": True, "temperature": 0.7, "top_k": 20}),
+                       **{"decoding.seed": 3})
+    assert_clean(at)
+    assert at.radio(key="decoding.method").value == "sample"
+    assert at.slider(key="decoding.temperature").value == 0.7 and at.number_input(key="decoding.top_k").value == 20
+    top_p = at.slider(key="decoding.top_p").value
+    want = reference("sample", temperature=0.7, top_k=20, top_p=top_p, seed=3)
+    assert at.metric[0].value == labels_of(want)[len(want.steps[0].prefix)]
+
+
+def test_sampling_picked_over_a_config_asking_for_beams_keeps_the_pages_seed(with_generation):
+    at = open_decoding(model=with_generation({"num_beams": 4}), **{"decoding.method": "sample"})  # as Marian ships
+    assert_clean(at)
+    assert at.radio(key="decoding.method").value == "sample"
+    assert at.number_input(key="decoding.seed").value == 0  # the page's own: no generation_config.json names a seed
+
+
+def test_a_generation_config_the_loader_refuses_is_said_and_the_page_keeps_its_defaults(with_generation):
+    at = open_decoding(model=with_generation({"num_beams": True}))
+    assert_clean(at)
+    said = " ".join(w.value for w in at.warning)
+    assert "generation_config.json" in said and "num_beams" in said
+    assert at.radio(key="decoding.method").value == "greedy"
+    assert at.metric[0].value  # the page goes on: the first step's token is shown

@@ -45,6 +45,9 @@ STRINGS = {
     "decoding.method": {"en": "Decoding rule", "zh": "解码规则"},
     "decoding.own": {"en": "The defaults are the model's own, from its generation_config.json: {asked}.",
                      "zh": "默认设置来自模型自带的 generation_config.json：{asked}。"},
+    "decoding.own.refused": {"en": "The model's generation_config.json is not used, and the page starts from its own "
+                                   "defaults: {why}",
+                             "zh": "未采用模型自带的 generation_config.json，本页使用自己的默认设置：{why}"},
     "decoding.own.not_applied": {"en": "This page does not follow its {names}.",
                                  "zh": "本页不采用其中的 {names}。"},
     "decoding.method.greedy": {"en": "greedy", "zh": "贪心"},

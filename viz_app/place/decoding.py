@@ -3,17 +3,19 @@ from __future__ import annotations
 
 from functools import partial
 
-
 import pandas as pd
 import streamlit as st
 
+from core_model.checkpoints import CheckpointError
+
 from .. import classroom, loaders, page, state
 from ..classroom import Latex
+from ..errors import message
 from ..figures import decoding as figs
 from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..i18n import named, t
-from ..text import piece, token_chips
+from ..text import literal, piece, token_chips
 from ..views import decoding as view, predict as asking
 from . import predict
 
@@ -44,8 +46,9 @@ def param(name: str, column, own=None):
     """A URL-synced number widget; a value outside its bounds (from a link or a script) falls back to the default:
     the model's own (`own`, from its generation_config.json) where it names one within the bounds, else ours."""
     default, parse, low, high, step = PARAMS[name]
-    if own is not None and getattr(own, name) is not None and usable((low, high), getattr(own, name)):
-        default = type(default)(getattr(own, name))
+    asked = getattr(own, name, None)  # a generation_config.json names no seed, for one
+    if asked is not None and usable((low, high), asked):
+        default = type(default)(asked)
     key = f"decoding.{name}"
     value = state.setting(key, default, parse, partial(usable, (low, high)), say_stale=True)
     st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
@@ -58,7 +61,7 @@ def controls() -> tuple[str, dict, object]:
     """The method radio and its parameters; returns (method, keyword arguments for loaders.decode, and for
     sampling the place beside its controls where `rare_note` says the current step's numbers, else None).
     The page's explanation goes above them, with the chosen method's formulas."""
-    own = loaders.generation(st.session_state["model"])  # the model's generation_config.json, if it has one
+    own = own_generation(st.session_state["model"])
     method = state.setting("decoding.method", own.method if own else "greedy", ok=METHOD_PARAMS.__contains__,
                            say_stale=True)
     about(method)
@@ -75,6 +78,16 @@ def controls() -> tuple[str, dict, object]:
         return method, params, None
     st.caption(t("decoding.sample.why"))
     return method, params, st.empty()
+
+
+def own_generation(name: str):
+    """The model's generation_config.json, if it has one; a file the loader refuses is said, and the page keeps
+    its own defaults."""
+    try:
+        return loaders.generation(name)
+    except CheckpointError as e:
+        st.warning(t("decoding.own.refused", why=message(e, literal)))
+        return None
 
 
 def own_settings(own) -> str:
