@@ -146,16 +146,16 @@ def attribute(model, trace, src_ids, tgt_ids, position: int = 0, flow_tokens: in
     flow start from the decoder's cross-attention row at `position` (averaged over its layers and heads) and go down
     the encoder, leaving out what reaches the output through earlier target tokens; an encoder's [CLS] reads all.
     """
+    token = explained_token(trace, tgt_ids, position) if model.cfg.has_decoder else 0  # before tgt_ids is cut
     if model.cfg.architecture == "decoder":
         n, stack, start = position + 1, "decoder", np.eye(position + 1)[position]
-        src_ids, tgt_ids = (), tuple(tgt_ids)[:n]
+        src_ids, tgt_ids = (), tuple(tgt_ids)[:n]  # what output `position` reads
     else:
         n, stack, start = len(src_ids), "encoder", np.eye(len(src_ids))[0]
         if model.cfg.has_decoder:
             start = np.mean([trace.attn("decoder", layer, "cross_attn").pattern[0, :, position]
                              for layer in range(trace.n_layers("decoder"))], axis=(0, 1))
     patterns = [trace.attn(stack, layer, "self_attn").pattern[0][:, :n, :n] for layer in range(trace.n_layers(stack))]
-    token = explained_token(trace, tgt_ids, position) if model.cfg.has_decoder else 0
     found = gradients(model, src_ids, tgt_ids, position, token)
     methods = {"rollout": rollout(patterns, start)[0]}
     if n <= flow_tokens:

@@ -111,3 +111,17 @@ def test_minilm_explains_its_cls_vector_and_refuses_a_text_too_long_for_it():
     assert_clean(long)
     assert any(f"at most {ATTRIBUTED_TOKENS} tokens" in i.value for i in long.info)
     assert "attribution.methods" not in [c.proto.id.rsplit("-chart.", 1)[-1] for c in long.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("name, text", [("lm-en", "the old man sees a small dog"), (DEFAULT_MODEL, "the cat sees a dog")])
+def test_every_output_explains_the_token_its_label_names(name, text):
+    """The picker's "i: read → next" and the chart's title name one token: the one whose attribution is drawn."""
+    from viz_app import loaders
+    from viz_app.views import attribution as view
+
+    run = loaders.run(name, text)  # lm-en reads the text as its prompt
+    choices = view.outputs(loaders.read_and_next(run), ATTRIBUTED_TOKENS)
+    assert len(choices) >= 5
+    for position, label in enumerate(choices):
+        found = loaders.attribution(name, text, position=position)
+        assert found.explained == label.split(" → ")[1], (position, label)
