@@ -1,9 +1,9 @@
-"""Text <-> token ids, one module per kind: our own sentencepiece models with an exact round trip
-(sentencepiece.py), and the imported kinds, whose special tokens come from their own files: BERT's WordPiece
-(wordpiece.py) and GPT-2's and BART's byte-level BPE (byte_bpe.py), both read from a Hugging Face tokenizer.json
-(hub.py), and Marian's sentencepiece unigram models numbered by vocab.json (marian.py), with the roles they share
-(SpecialIds, base.py). What several kinds share about text itself is in text.py."""
-from .base import SpecialIds
+"""Text <-> token ids, one module per kind behind one Protocol (`TokenizerLike`, base.py): our own sentencepiece
+models with an exact round trip (sentencepiece.py), and the imported kinds, whose special tokens come from their own
+files: BERT's WordPiece (wordpiece.py) and GPT-2's and BART's byte-level BPE (byte_bpe.py), both read from a Hugging
+Face tokenizer.json (hub.py), and Marian's sentencepiece unigram models numbered by vocab.json (marian.py), with the
+roles they share (SpecialIds, base.py). What several kinds share about text itself is in text.py."""
+from .base import SpecialIds, TokenizerLike
 from .byte_bpe import BYTE_CHARS, ByteLevelBPETokenizer
 from .hub import HubTokenizer, rust_call
 from .marian import MarianTokenizer
@@ -11,4 +11,4 @@ from .sentencepiece import MIN_VOCAB_SIZE, Tokenizer
 from .wordpiece import WordPieceTokenizer
 
 __all__ = ["BYTE_CHARS", "MIN_VOCAB_SIZE", "ByteLevelBPETokenizer", "HubTokenizer", "MarianTokenizer", "SpecialIds",
-           "Tokenizer", "WordPieceTokenizer", "rust_call"]
+           "Tokenizer", "TokenizerLike", "WordPieceTokenizer", "rust_call"]
