@@ -11,7 +11,7 @@ config says) and adds `final_logits_bias`, a bias on the logits that becomes our
 
 - Marian (opus-mt): sinusoidal positions whose sines fill the first half of the dimensions and the cosines the
   second (ModelConfig.sinusoidal_layout "halves"), token embeddings × √d_model if `scale_embedding`, SiLU for
-  "swish". Tokenizer: source.spm and target.spm (sentencepiece) with vocab.json (tokenizer.MarianTokenizer);
+  "swish". Tokenizer: source.spm and target.spm (sentencepiece) with vocab.json (tokenizers/marian.py);
   the encoder reads the text and then </s>.
 - BART: learned positions with an offset of 2 (position p reads row p + 2 of the stored table; rows 0 and 1
   are never read, so the import keeps rows 2 … as our rows 0 …), a LayerNorm after the embedding sum

@@ -1,4 +1,5 @@
-"""Tests for core_model.tokenizers: exact round trip, fixed specials, word ids, clear errors."""
+"""Tests for our sentencepiece Tokenizer (core_model/tokenizers/sentencepiece.py): exact round trip, fixed specials,
+word ids, clear errors."""
 from __future__ import annotations
 
 import io
