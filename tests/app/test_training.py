@@ -120,8 +120,9 @@ def test_an_encoder_only_model_gets_the_schedule_and_a_message():
     assert_clean(at)
     assert _charts(at) == {"training.schedule"}
     assert len(named_chart(at, "training.schedule")["data"]) == 1  # no shipped run of ours to draw beside it
-    assert [i.value for i in at.info] == [text("training.card.none", "en", model=bert.MINILM),
+    assert [i.value for i in at.info] == [text("training.card.none.pretrained", "en", model=bert.MINILM),
                                           text("training.smoothing.none", "en", model=bert.MINILM)]
+    assert "ships with this app" in at.info[0].value and "not one of the models shipped" not in at.info[0].value
 
 
 def test_a_link_with_a_warm_up_off_the_slider_is_said_and_the_default_used():

@@ -16,6 +16,12 @@ STRINGS = {
         "en": "{model} is not one of the models shipped with this app, so there is no model card or training "
               "task to show; the schedule below applies to any Transformer.",
         "zh": "{model} 不是本应用随附的模型，因此没有模型卡或训练任务可以展示；下面的学习率调度适用于任何 Transformer。"},
+    "training.card.none.pretrained": {
+        "en": "{model} ships with this app as a pretrained model, imported from its Hugging Face folder: it was not "
+              "trained here, so there is no training task or log to show; the schedule below applies to any "
+              "Transformer.",
+        "zh": "{model} 是随本应用提供的预训练模型，从它的 Hugging Face 文件夹导入，并不是在这里训练的，因此没有训练任务或"
+              "训练日志可以展示；下面的学习率调度适用于任何 Transformer。"},
     "training.log.header": {"en": "This model's training run", "zh": "这个模型的训练过程"},
     "training.log.none": {
         "en": "{model} was shipped without a training log. Training writes one into every checkpoint "
@@ -127,6 +133,9 @@ STRINGS = {
     "training.teacher.none": {
         "en": "{model} is not one of the shipped models: the batch comes from a shipped model's own training data.",
         "zh": "{model} 不是随附的模型：这个批次来自随附模型自己的训练数据。"},
+    "training.teacher.none.pretrained": {
+        "en": "{model} was pretrained elsewhere: the batch comes from a model trained here, with its own training data.",
+        "zh": "{model} 是在别处预训练的：这个批次来自在这里训练的模型及其训练数据。"},
     "training.forming.header": {"en": "Heads forming", "zh": "注意力头的形成"},
     "training.forming.about": {
         "en": "While the model trained, every head's attention on a few probe sentences was saved at about 20 steps, "

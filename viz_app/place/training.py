@@ -28,8 +28,8 @@ def shown_name(name: str) -> str:
 
 def _task_or_say(name: str, why: str):
     task = loaders.shipped_task(name)
-    if task is None:
-        st.info(t(why, model=shown_name(name)))
+    if task is None:  # a model shipped without a task was pretrained elsewhere (MiniLM); else it is a user's own
+        st.info(t(f"{why}.pretrained" if name in loaders.available_models() else why, model=shown_name(name)))
     return task
 
 
