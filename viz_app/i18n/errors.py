@@ -79,6 +79,9 @@ STRINGS = {
     "error.special_mismatch": {"en": "{file} has {field} {got}, but {config} says {want}.",
                                "zh": "{file} 的 {field} 是 {got}，但 {config} 中是 {want}。"},
     # a Hugging Face folder: the importers' shared refusals (core_model/checkpoints/hub.py) name the family
+    "error.unknown_model_type": {"en": "{file} has {name} {got}, which no importer reads; the families read are: "
+                                       "{known}.",
+                                 "zh": "{file} 中的 {name} 是 {got}，没有哪个导入器能读取它；能读取的模型系列有：{known}。"},
     "error.import_setting": {"en": "{file} has {name} = {got}; only {want} can be imported.",
                              "zh": "{file} 中 {name} = {got}；只能导入 {want}。"},
     "error.import_lacks": {"en": "{file} lacks {name}, which a {family} config has.",
