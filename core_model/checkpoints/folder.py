@@ -199,13 +199,12 @@ def load(path) -> Loaded:
 
 
 def importer(model_type):
-    """The importer of a Hugging Face folder's model_type; CheckpointError naming it and what is read if none."""
+    """The importer of a Hugging Face folder's model_type; CheckpointError naming it and the families read if none."""
     found = registry.importer_for(model_type)
     if found is None:
         shown = shortened(repr(model_type), 60)
-        known = ", ".join(registry.model_types())
-        raise CheckpointError(f"{CONFIG} has model_type {shown}, which no importer reads; the model types read are: "
+        known = ", ".join(registry.families())
+        raise CheckpointError(f"{CONFIG} has model_type {shown}, which no importer reads; the families read are: "
                               f"{known}.", code="unknown_model_type",
-                              fields={"file": CONFIG, "got": shown, "known": known})
+                              fields={"file": CONFIG, "name": "model_type", "got": shown, "known": known})
     return found
-

@@ -15,20 +15,26 @@ from types import MappingProxyType, ModuleType
 _BY_TYPE: MappingProxyType = MappingProxyType({})  # model_type -> importer; set once, by install
 
 
+def table(importers) -> dict[str, ModuleType]:
+    """model_type -> the importer that reads it. A model_type two importers claim is a mistake in the code:
+    dispatch would depend on the order of the list, so it is refused, naming both."""
+    by_type = {}
+    for importer in importers:
+        for model_type in importer.MODEL_TYPES:
+            if model_type in by_type:
+                raise ValueError(f"model_type {model_type!r} is read by both {by_type[model_type].__name__} and "
+                                 f"{importer.__name__}.")
+            by_type[model_type] = importer
+    return by_type
+
+
 def install(importers) -> None:
     """Make each importer the reader of the model_types it declares: once, when core_model is imported
-    (importers/__init__.py). A model_type two importers claim is a mistake in the code, said at import."""
+    (importers/__init__.py), so that what a folder is read by never changes while the app runs."""
     global _BY_TYPE
     if _BY_TYPE:
         raise RuntimeError("the importers are installed once, by core_model/importers/__init__.py.")
-    table = {}
-    for importer in importers:
-        for model_type in importer.MODEL_TYPES:
-            if model_type in table:
-                raise ValueError(f"model_type {model_type!r} is read by both {table[model_type].__name__} and "
-                                 f"{importer.__name__}.")
-            table[model_type] = importer
-    _BY_TYPE = MappingProxyType(table)
+    _BY_TYPE = MappingProxyType(table(importers))
 
 
 def importer_for(model_type) -> ModuleType | None:
@@ -36,9 +42,12 @@ def importer_for(model_type) -> ModuleType | None:
     return _BY_TYPE.get(model_type) if isinstance(model_type, str) else None
 
 
-def model_types() -> list[str]:
-    """Every model_type an importer reads, sorted."""
-    return sorted(_BY_TYPE)
+def families() -> list[str]:
+    """Every family read, with the model_types it reads, by family name: ["BART (bart)", "BERT (bert)", ...]."""
+    types: dict[str, list[str]] = {}
+    for model_type, importer in _BY_TYPE.items():
+        types.setdefault(importer.FAMILY, []).append(model_type)
+    return [f"{family} ({', '.join(sorted(types[family]))})" for family in sorted(types, key=str.casefold)]
 
 
 def files() -> tuple[str, ...]:

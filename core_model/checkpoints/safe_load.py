@@ -102,7 +102,7 @@ def hf_model_type(path) -> str | None:
 
 
 def read_hf_config(path: Path) -> dict:
-    """A Hugging Face folder's config.json, which must hold a JSON object (bert, gpt2 and seq2seq_hub read it)."""
+    """A Hugging Face folder's config.json, which must hold a JSON object (every importer reads it)."""
     hf = read_json_file(path / "config.json", "config.json")
     if not isinstance(hf, dict):
         raise CheckpointError("config.json must hold a JSON object of field names and values.",

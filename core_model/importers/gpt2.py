@@ -21,11 +21,11 @@ from pathlib import Path
 
 import torch
 
+from ..checkpoints import hub
+from ..checkpoints.hub import NUMBER, SWITCH, TEXT, TOKEN_ID, Field
+from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, tensor_names
 from ..config import ModelConfig
-from ..messages import coded, shortened
 from ..nn.model import Transformer
-from ..checkpoints.safe_load import (CheckpointError, Loaded, check_size, hf_model_type, read_hf_config, read_tensors,
-                        tensor_names)
 from ..tokenizers import ByteLevelBPETokenizer
 
 # What the registry reads (checkpoints/registry.py).
@@ -33,71 +33,44 @@ MODEL_TYPES, FAMILY, FILES = ("gpt2",), "GPT-2", ("tokenizer.json",)
 
 # transformers' name of the activation -> ours. "gelu_new" and "gelu_pytorch_tanh" are the same tanh formula.
 ACTIVATIONS = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu", "relu": "relu"}
-# Settings our layers cannot reproduce: a model must have each at this value (its default) to be imported.
-NEEDS = {"scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False, "reorder_and_upcast_attn": False,
-         "add_cross_attention": False}
+CONFIG = hub.HubConfig(
+    FAMILY,
+    fields={  # our field <- its key; d_ff and pad_id, when null, are worked out in `config`
+        "tgt_vocab_size": Field("vocab_size"), "d_model": Field("n_embd"), "n_heads": Field("n_head"),
+        "n_decoder_layers": Field("n_layer"), "d_ff": Field("n_inner", default=None),
+        "activation": Field("activation_function", TEXT, "gelu_new", ACTIVATIONS),
+        "norm_eps": Field("layer_norm_epsilon", NUMBER, 1e-5), "max_len": Field("n_positions"),
+        "tie_embeddings": Field("tie_word_embeddings", SWITCH, True), "bos_id": Field("bos_token_id", TOKEN_ID),
+        "eos_id": Field("eos_token_id", TOKEN_ID), "pad_id": Field("pad_token_id", TOKEN_ID, None)},
+    # Settings our layers cannot reproduce: a model must have each at this value (its default) to be imported.
+    needs={"scale_attn_weights": True, "scale_attn_by_inverse_layer_idx": False, "reorder_and_upcast_attn": False,
+           "add_cross_attention": False},
+    architectures=("GPT2LMHeadModel", "GPT2Model"),  # with and without the "transformer." prefix (file_names)
+    fixed=dict(architecture="decoder", n_encoder_layers=0, dropout=0.0, norm="layernorm", norm_placement="pre",
+               positional="learned", scale_embedding=False, embed_norm=False, bias=True, output_bias=False))
 # Older GPT-2 files keep a causal-mask buffer per layer beside the weights; the import has no use for it.
 BUFFERS = ("attn.bias", "attn.masked_bias")
 
-# its name -> our name, per layer ({i}); "c_attn" (W_Q | W_K | W_V) is split into three, below
+# our name <- its name, in every layer, each with .weight and .bias; "c_attn" (W_Q | W_K | W_V) is split in three
 LAYER = {
-    "ln_1": "norm1",
-    "attn.c_proj": "self_attn.out_proj",
-    "ln_2": "norm2",
-    "mlp.c_fc": "ffn.linear1",
-    "mlp.c_proj": "ffn.linear2",
+    "norm1": "ln_1",
+    "self_attn.out_proj": "attn.c_proj",
+    "norm2": "ln_2",
+    "ffn.linear1": "mlp.c_fc",
+    "ffn.linear2": "mlp.c_proj",
 }
 
 
-def is_gpt2_folder(path: Path) -> bool:
-    """Whether `path` looks like a Hugging Face GPT-2 folder (rather than one of our checkpoints)."""
-    return hf_model_type(path) == "gpt2"
-
-
-def refuse(name: str, want: str, got) -> CheckpointError:
-    """The error for a setting of config.json that the import cannot reproduce."""
-    return CheckpointError(f"config.json has {name} = {shortened(repr(got), 60)}; only {want} can be imported.",
-                           code="gpt2_setting", fields={"file": "config.json", "name": name, "want": want,
-                                                        "got": shortened(repr(got), 60)})
-
-
-def special_ids(hf: dict) -> dict[str, int]:
-    """bos, eos and pad from config.json: pad is eos unless the config names a pad token of its own."""
-    ids = {}
-    for role in ("bos", "eos", "pad"):
-        value = hf.get(f"{role}_token_id")
-        value = ids["eos"] if role == "pad" and value is None else value
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise refuse(f"{role}_token_id", "one token id", value)
-        ids[role] = value
-    return ids
-
-
-def config_from_hf(hf: dict) -> ModelConfig:
-    """Our config for a GPT-2 config.json; a setting we cannot reproduce is named."""
-    for key, value in NEEDS.items():
-        if hf.get(key, value) != value:
-            raise refuse(key, repr(value), hf[key])
-    activation = hf.get("activation_function", "gelu_new")
-    if activation not in ACTIVATIONS:
-        raise refuse("activation_function", ", ".join(repr(a) for a in ACTIVATIONS), activation)
-    ids = special_ids(hf)
-    try:
-        d_model, n_inner = hf["n_embd"], hf.get("n_inner")
-        return ModelConfig(
-            architecture="decoder", tgt_vocab_size=hf["vocab_size"], d_model=d_model, n_heads=hf["n_head"],
-            n_encoder_layers=0, n_decoder_layers=hf["n_layer"], d_ff=4 * d_model if n_inner is None else n_inner,
-            dropout=0.0, activation=ACTIVATIONS[activation], norm="layernorm", norm_placement="pre",
-            norm_eps=hf.get("layer_norm_epsilon", 1e-5), positional="learned", max_len=hf["n_positions"],
-            scale_embedding=False, tie_embeddings=hf.get("tie_word_embeddings", True), embed_norm=False,
-            bias=True, output_bias=False, mask_padding=ids["pad"] not in (ids["bos"], ids["eos"]),
-            pad_id=ids["pad"], unk_id=ids["eos"], bos_id=ids["bos"], eos_id=ids["eos"])
-    except KeyError as e:
-        raise CheckpointError(f"config.json lacks {e.args[0]}, which a GPT-2 config has.", code="gpt2_lacks",
-                              fields={"file": "config.json", "name": str(e.args[0])}) from None
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"config.json: {e}", code="config_invalid",
-                              fields={"file": "config.json", "detail": str(e)}) from None
+def config(hf: dict) -> ModelConfig:
+    """Our config for a GPT-2 config.json: the FFN is 4 × wide unless n_inner says, pad is eos unless the config
+    names a pad token of its own, and <|endoftext|> is unk too; a pad token that is no other special token is masked."""
+    values = CONFIG.read(hf)
+    if values["d_ff"] is None:
+        values["d_ff"] = 4 * values["d_model"]
+    if values["pad_id"] is None:
+        values["pad_id"] = values["eos_id"]
+    return CONFIG.model_config(values, unk_id=values["eos_id"],
+                               mask_padding=values["pad_id"] not in (values["bos_id"], values["eos_id"]))
 
 
 def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
@@ -132,52 +105,32 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
             "decoder.final_norm.weight": theirs["ln_f.weight"], "decoder.final_norm.bias": theirs["ln_f.bias"],
             "generator.weight": theirs["wte.weight" if cfg.tie_embeddings else "lm_head.weight"]}
     for i in range(cfg.n_decoder_layers):
-        here, there = f"decoder.layers.{i}", f"h.{i}"
-        weights = theirs[f"{there}.attn.c_attn.weight"].split(cfg.d_model, dim=1)  # 3 × [d_in, d_out]
-        biases = theirs[f"{there}.attn.c_attn.bias"].split(cfg.d_model)  # 3 × [d_out]
+        weights = theirs[f"h.{i}.attn.c_attn.weight"].split(cfg.d_model, dim=1)  # 3 × [d_in, d_out]
+        biases = theirs[f"h.{i}.attn.c_attn.bias"].split(cfg.d_model)  # 3 × [d_out]
         for proj, weight, bias in zip(("q_proj", "k_proj", "v_proj"), weights, biases):
-            ours[f"{here}.self_attn.{proj}.weight"], ours[f"{here}.self_attn.{proj}.bias"] = weight.t(), bias
-        for name, mine in LAYER.items():
-            weight = theirs[f"{there}.{name}.weight"]
-            ours[f"{here}.{mine}.weight"] = weight if name.startswith("ln_") else weight.t()  # Conv1D: [in, out]
-            ours[f"{here}.{mine}.bias"] = theirs[f"{there}.{name}.bias"]
+            here = f"decoder.layers.{i}.self_attn.{proj}"
+            ours[f"{here}.weight"], ours[f"{here}.bias"] = weight.t(), bias
+    for mine, its in hub.per_layer(LAYER, cfg.n_decoder_layers, "decoder.layers", "h").items():
+        tensor = theirs[its]  # a Conv1D weight is [in, out]: transposed; a norm's weight and every bias are vectors
+        ours[mine] = tensor.t() if tensor.dim() == 2 else tensor
     return ours
 
 
 def load(path, name: str = "") -> Loaded:
     """Load a GPT-2 folder as a decoder-only core_model with its byte-level BPE tokenizer."""
     path = Path(path)
-    hf = read_hf_config(path)
-    cfg = config_from_hf(hf)
+    cfg = config(read_hf_config(path))
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    rename, ignore = file_names(path, cfg)
-    expected = {n: torch.empty(()).expand(shape) for n, shape in shapes(cfg).items()}  # shapes only, no memory
-    theirs = read_tensors(path, expected, rename=rename, ignore=ignore)
+    theirs = hub.read_shaped(path, shapes(cfg), *file_names(path, cfg))
     model = Transformer(cfg)
     model.load_state_dict(state_dict(theirs, cfg))
-    tokenizer = read_tokenizer(path, cfg)
-    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, hf), path)
-
-
-def read_tokenizer(path: Path, cfg: ModelConfig) -> ByteLevelBPETokenizer:
-    """tokenizer.json, each role at the special token the config names, and as many tokens as the config."""
     roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
-    try:
-        tokenizer = ByteLevelBPETokenizer.load(path / "tokenizer.json", roles)
-    except ValueError as e:
-        code, fields = coded(e)
-        raise CheckpointError(str(e), code=code, fields={"file": "tokenizer.json", **fields}) from None
-    if tokenizer.vocab_size != cfg.tgt_vocab_size:
-        raise CheckpointError(f"tokenizer.json has {tokenizer.vocab_size} tokens, but the config says "
-                              f"{cfg.tgt_vocab_size}.", code="vocab_mismatch",
-                              fields={"file": "tokenizer.json", "n": tokenizer.vocab_size, "config": "config.json",
-                                      "field": "vocab_size", "want": cfg.tgt_vocab_size})
-    return tokenizer
+    tokenizer = hub.read_tokenizer(FILES[0], ByteLevelBPETokenizer.load, path / FILES[0], roles)
+    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, FILES[0])
+    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg), path)
 
 
-def card(path: Path, name: str, hf: dict) -> str:
-    readme = " (its README.md is there)" if (path / "README.md").is_file() else ""
-    return (f"# {name}\n\nA pretrained GPT-2-style language model: {hf['n_layer']} layers, {hf['n_head']} heads, "
-            f"{hf['n_embd']} wide, {hf['n_positions']} positions, byte-level BPE vocabulary of {hf['vocab_size']}. "
-            f"Imported from the Hugging Face folder `{path.name}`{readme}, mapped tensor by tensor into "
-            "core_model's decoder.\n")
+def card(path: Path, name: str, cfg: ModelConfig) -> str:
+    return hub.card(path, name, f"GPT-2-style language model: {cfg.n_decoder_layers} layers, {cfg.n_heads} heads, "
+                                f"{cfg.d_model} wide, {cfg.max_len} positions, byte-level BPE vocabulary of "
+                                f"{cfg.tgt_vocab_size}", "decoder")

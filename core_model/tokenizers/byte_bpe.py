@@ -33,7 +33,7 @@ class ByteLevelBPETokenizer(HubTokenizer):
     so any text encodes without an unknown token and decodes back exactly. GPT-2 has one special token,
     <|endoftext|>, which the importer (gpt2.py) gives every role: pad, unk, bos and eos. The model reads
     the text as it is; a decoder adds its bos itself, so `frames_input` is False. BART's tokenizer is the
-    same kind, with <s>, <pad>, </s> and <unk>; its encoder reads <s> … </s> (seq2seq_hub.py sets `frames_input`).
+    same kind, with <s>, <pad>, </s> and <unk>; its encoder reads <s> … </s> (importers/bart.py sets `frames_input`).
     """
 
     @classmethod

@@ -18,7 +18,7 @@ from safetensors.torch import load_file, save_file
 
 from core_model import ModelConfig, Transformer, checkpoints
 from core_model.importers import gpt2
-from core_model.checkpoints import CheckpointError
+from core_model.checkpoints import CheckpointError, hub
 from core_model.decoding import greedy
 from core_model.nn.layers import FeedForward
 from core_model.tokenizers import BYTE_CHARS
@@ -209,7 +209,7 @@ def test_checkpoint_load_hands_a_gpt2_folder_to_the_importer(folder, monkeypatch
     calls = []
     monkeypatch.setattr(gpt2, "load", lambda path: calls.append(path) or "imported")
     assert checkpoints.load(folder) == "imported" and calls == [folder]
-    assert not gpt2.is_gpt2_folder(REVERSE)  # one of our own checkpoints is not taken for one
+    assert not hub.reads(REVERSE, gpt2.MODEL_TYPES)  # one of our own checkpoints is not taken for one
     assert checkpoints.load(REVERSE).config.architecture == "encoder-decoder" and calls == [folder]
 
 
@@ -292,13 +292,14 @@ UNSUPPORTED = [("scale_attn_by_inverse_layer_idx", True), ("reorder_and_upcast_a
 def test_a_setting_it_cannot_reproduce_is_named(folder, tmp_path, field, value):
     with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
         checkpoints.load(copy_with_config(folder, tmp_path / "x", **{field: value}))
-    assert caught.value.code == "gpt2_setting" and caught.value.fields["name"] == field
+    assert caught.value.code == "import_setting" and caught.value.fields["name"] == field
+    assert caught.value.fields["family"] == "GPT-2"
 
 
 def test_a_missing_field_is_named(folder, tmp_path):
     with pytest.raises(CheckpointError, match="config.json lacks n_head") as caught:
         checkpoints.load(copy_with_config(folder, tmp_path / "x", n_head=...))
-    assert caught.value.code == "gpt2_lacks"
+    assert caught.value.code == "import_lacks" and caught.value.fields["family"] == "GPT-2"
 
 
 def test_a_wrong_shape_is_named(folder, tmp_path):
@@ -339,7 +340,7 @@ def test_an_end_of_text_id_that_is_no_special_token_is_refused(folder, tmp_path)
 def test_every_code_raised_here_is_worded_in_both_languages():
     from viz_app.i18n import STRINGS
 
-    for code in ("gpt2_setting", "gpt2_lacks", "tokenizer_not_byte_level", "tokenizer_no_special",
+    for code in ("import_setting", "import_lacks", "tokenizer_not_byte_level", "tokenizer_no_special",
                  "pickle_checkpoint"):
         assert STRINGS[f"error.{code}"]["en"] and STRINGS[f"error.{code}"]["zh"]
 

@@ -289,7 +289,7 @@ def test_escaped_quotes_do_not_make_the_depth_check_slow(tmp):
     """json_depth drops JSON strings with a regex before it counts brackets. A config.json of one
     unclosed string of escaped quotes ('"' + '\\"' * n) makes that regex start a match at every
     quote and scan to the end each time: quadratic, 3 s for 24 KB, over an hour for 1 MB (a file may
-    hold 32 MB), all in the server's process (checkpoints.load, and bert.is_bert_folder before it)."""
+    hold 32 MB), all in the server's process (checkpoints.load, and its dispatch on model_type before it)."""
     folder = reverse_copy(tmp / "escaped-quotes")
     (folder / "config.json").write_text('"' + '\\"' * 12_000, encoding="utf-8")
     refused(checkpoints.load, folder, kind="invalid")
@@ -321,7 +321,7 @@ def test_300000_unknown_keys_are_named_in_a_short_list(tmp):
     folder = reverse_copy(tmp / "keys")
     fields = json.loads((REVERSE / "config.json").read_text(encoding="utf-8"))
     write_config(folder, {**fields, **{f"extra_{i:06d}": i for i in range(300_000)}})
-    # 6.6 MB of JSON, read twice (bert.is_bert_folder, then read_config): ~1.3 s on an idle laptop core
+    # 6.6 MB of JSON, read twice (the dispatch's model_type, then read_config): ~1.3 s on an idle laptop core
     message = refused(checkpoints.load, folder, kind="invalid", seconds=5)
     assert "unknown field" in message and "extra_000000" in message
     assert "…and 299,995 more" in message

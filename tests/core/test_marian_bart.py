@@ -1,4 +1,4 @@
-"""Imported Marian and BART encoder-decoders (core_model/importers/seq2seq_hub.py) against an independent implementation:
+"""Imported Marian and BART encoder-decoders (core_model/importers/marian.py, bart.py) against an independent implementation:
 transformers' MarianMTModel and BartForConditionalGeneration.
 
 Each folder is made here by transformers itself (random weights, save_pretrained with safetensors) with its
@@ -22,8 +22,8 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from core_model import ModelConfig, Transformer, checkpoints
-from core_model.importers import seq2seq_hub
-from core_model.checkpoints import CheckpointError
+from core_model.importers import bart as bart_importer, marian as marian_importer
+from core_model.checkpoints import CheckpointError, hub
 from core_model.decoding import greedy
 from core_model.nn.layers import FeedForward
 from core_model.nn.positional import SinusoidalPositions, sinusoidal_table
@@ -461,9 +461,10 @@ def test_an_older_marian_file_with_its_position_tables_loads_if_they_are_the_sin
 
 def test_checkpoint_load_hands_both_families_to_the_importer(marian, bart, monkeypatch):
     calls = []
-    monkeypatch.setattr(seq2seq_hub, "load", lambda path: calls.append(path) or "imported")
+    for importer in (marian_importer, bart_importer):
+        monkeypatch.setattr(importer, "load", lambda path: calls.append(path) or "imported")
     assert checkpoints.load(marian[1]) == checkpoints.load(bart[1]) == "imported" and calls == [marian[1], bart[1]]
-    assert seq2seq_hub.family(REVERSE) is None  # one of our own checkpoints is not taken for one
+    assert not hub.reads(REVERSE, marian_importer.MODEL_TYPES + bart_importer.MODEL_TYPES)  # one of our own checkpoints is not taken for one
     assert checkpoints.load(REVERSE).config.architecture == "encoder-decoder" and len(calls) == 2
 
 
@@ -481,6 +482,7 @@ UNSUPPORTED = {  # (field, a value the core cannot reproduce), for both families
                ("normalize_embedding", True), ("decoder_vocab_size", 7)],
     "bart": [("extra_pos_embeddings", 0), ("normalize_embedding", False), ("static_position_embeddings", True)],
 }
+FAMILIES = {"marian": marian_importer.FAMILY, "bart": bart_importer.FAMILY}  # the name each refusal carries
 CASES = [(kind, field, value) for kind in ("marian", "bart")
          for field, value in UNSUPPORTED["both"] + UNSUPPORTED[kind]]
 
@@ -490,7 +492,8 @@ def test_a_setting_it_cannot_reproduce_is_named(request, tmp_path, kind, field, 
     _, folder, _, _ = request.getfixturevalue(kind)
     with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
         checkpoints.load(rewritten(folder, tmp_path / "x", **{field: value}))
-    assert caught.value.code == f"{kind}_setting" and caught.value.fields["name"] == field
+    assert caught.value.code == "import_setting" and caught.value.fields["name"] == field
+    assert caught.value.fields["family"] == FAMILIES[kind]
 
 
 @pytest.mark.parametrize("field", ["d_model", "decoder_start_token_id", "pad_token_id", "max_position_embeddings"])
@@ -498,7 +501,7 @@ def test_a_missing_field_is_named(family, tmp_path, field):
     kind, folder, _, _ = family
     with pytest.raises(CheckpointError, match=f"config.json lacks {field}") as caught:
         checkpoints.load(rewritten(folder, tmp_path / "x", **{field: ...}))
-    assert caught.value.code == f"{kind}_lacks"
+    assert caught.value.code == "import_lacks" and caught.value.fields["family"] == FAMILIES[kind]
 
 
 def test_a_wrong_shape_is_named(family, tmp_path):
@@ -567,7 +570,7 @@ def test_a_vocabulary_of_another_size_is_refused(family, tmp_path):
 def test_every_code_raised_here_is_worded_in_both_languages():
     from viz_app.i18n import STRINGS
 
-    for code in ("marian_setting", "marian_lacks", "bart_setting", "bart_lacks", "marian_positions",
+    for code in ("import_setting", "import_lacks", "marian_positions",
                  "marian_vocab_ids", "marian_vocab_not_map", "tokenizer_no_token", "special_mismatch",
                  "tokenizer_corrupt", "vocab_mismatch", "file_missing", "pickle_checkpoint"):
         assert STRINGS[f"error.{code}"]["en"] and STRINGS[f"error.{code}"]["zh"]
