@@ -39,7 +39,8 @@ grid_fig = fa.grid(grid.patterns, layers, heads, t("explorer.grid.hint"), select
 pooled = grid_fig.layout.meta["block"]
 if pooled > 1:
     st.caption(t("explorer.grid.pooled", b=pooled))
-page.chart(grid_fig, "explorer.grid", select=partial(sidebar.pick_head, "chart.explorer.grid", "explorer.average"),
+page.chart(grid_fig, "explorer.grid",
+           select=partial(sidebar.pick_head, page.chart_key("explorer.grid"), "explorer.average"),
            csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled))
 
 stat, titles, table = place.stat_choice(stats)

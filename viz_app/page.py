@@ -74,12 +74,26 @@ def loaded():
     return loaders.load_model(st.session_state["model"])
 
 
+CHART_KEY = "chart."  # what page.chart puts before a chart's name to make its widget key
+
+
+def chart_key(name: str) -> str:
+    """The widget key of the chart page.chart draws as `name`: its selection is st.session_state[chart_key(name)],
+    its element's key in the browser and in tests."""
+    return CHART_KEY + name
+
+
+def chart_name(key: str | None) -> str | None:
+    """The name page.chart gave the chart whose widget key is `key`; None for a key page.chart did not make."""
+    return key[len(CHART_KEY):] if key and key.startswith(CHART_KEY) else None
+
+
 def chart(fig, name: str, csv=None, select=False):
     """Draw a figure with its PNG button (plotly's own toolbar, offline) and its numbers as CSV.
 
     `name` keys the widgets and names the downloaded files; with select=True, clicks rerun
     the page and the selection is returned; a callable `select` is called first (it can still set
-    the sidebar's keys, whose widgets are not drawn yet), reading st.session_state[f"chart.{name}"].
+    the sidebar's keys, whose widgets are not drawn yet), reading st.session_state[chart_key(name)].
     `csv` may be a callable too. Either way the CSV is made or handed over only on a click: a file
     stored with the run would cost memory per session, and the browser checks its URL at once, which
     is gone (404) if a quick rerun already replaced that run. The session keeps callables `select` and
@@ -87,7 +101,7 @@ def chart(fig, name: str, csv=None, select=False):
     (that would keep the run's whole page: tests/app/test_session_memory.py).
     """
     event = st.plotly_chart(
-        classroom.chart_figure(fig), key=f"chart.{name}",
+        classroom.chart_figure(fig), key=chart_key(name),
         on_select=select if callable(select) else "rerun" if select else "ignore",
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
     if csv is not None:

@@ -73,13 +73,20 @@ def decode(value):
     return value
 
 
+def chart(at: AppTest, name: str):
+    """The chart element a page drew with page.chart(fig, name), found by the widget key page.chart gave it."""
+    from viz_app.page import chart_key
+
+    found = [c for c in at.get("plotly_chart") if c.key == chart_key(name)]
+    assert found, f"no chart named {name}; the page drew {chart_names(at)}"
+    return found[0]
+
+
 def named_chart(at: AppTest, name: str) -> dict:
     """The plotly figure JSON of the chart a page drew with page.chart(fig, name)."""
     import json
 
-    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}")]
-    assert found, f"no chart named {name}"
-    return json.loads(found[0].proto.spec)
+    return json.loads(chart(at, name).proto.spec)
 
 
 def named_z(at: AppTest, name: str, trace: int = 0):
@@ -98,7 +105,9 @@ def grid_tile(at: AppTest, name: str, layer: int, head: int):
 
 def chart_names(at: AppTest) -> list[str]:
     """The names (page.chart's `name`) of every plotly chart on the page, in order."""
-    return [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
+    from viz_app.page import chart_name
+
+    return [chart_name(c.key) for c in at.get("plotly_chart")]
 
 
 def rendered(markdown: str) -> str:

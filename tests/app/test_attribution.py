@@ -11,7 +11,7 @@ from viz_app.loaders import ATTRIBUTED_TOKENS, DEFAULT_MODEL, model_folder
 from viz_app.sidebar import EXAMPLES
 from viz_app.text import piece, token_labels
 
-from .conftest import assert_clean, named_chart, named_z, open_page
+from .conftest import assert_clean, chart_names, named_chart, named_z, open_page
 
 METHODS = ["Attention rollout", "Attention flow", "Gradient × input", "Integrated gradients"]
 
@@ -110,7 +110,7 @@ def test_minilm_explains_its_cls_vector_and_refuses_a_text_too_long_for_it():
     long = open_page("attribution", timeout=120, model="all-MiniLM-L6-v2", src="word " * (ATTRIBUTED_TOKENS + 10))
     assert_clean(long)
     assert any(f"at most {ATTRIBUTED_TOKENS} tokens" in i.value for i in long.info)
-    assert "attribution.methods" not in [c.proto.id.rsplit("-chart.", 1)[-1] for c in long.get("plotly_chart")]
+    assert "attribution.methods" not in chart_names(long)
 
 
 @pytest.mark.parametrize("name, text", [("lm-en", "the old man sees a small dog"), (DEFAULT_MODEL, "the cat sees a dog")])

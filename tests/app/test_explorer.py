@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from streamlit.proto.PlotlyChart_pb2 import PlotlyChart
 
-from tests.app.conftest import (assert_clean, decode, grid_tile, named_chart, named_z, open_keeping_downloads,
+from tests.app.conftest import (assert_clean, chart, decode, grid_tile, named_chart, named_z, open_keeping_downloads,
                                 open_page)
 from viz_app.figures.attention import tile
 from viz_app import loaders, sidebar
+from viz_app.page import chart_key
 from viz_app.figures.heatmap import safe_labels
 from viz_app.sidebar import EXAMPLES
 
@@ -53,11 +54,6 @@ def test_grid_holds_every_head_and_the_enlarged_head_follows_the_sidebar():
 POINTS = PlotlyChart.SelectionMode.Value("POINTS")
 
 
-def proto(at, name):
-    """The chart element a page drew with page.chart(fig, name)."""
-    return next(c.proto for c in at.get("plotly_chart") if c.proto.id.endswith(f"-chart.{name}"))
-
-
 def click(layer, head) -> dict:
     """What the browser sends when a grid cell is clicked: a point selection of that cell's marker."""
     point = {"curve_number": 0, "point_number": 0, "point_index": 0, "customdata": [layer, head]}
@@ -66,22 +62,22 @@ def click(layer, head) -> dict:
 
 def test_clicking_a_grid_cell_picks_that_head(monkeypatch):
     """The grid's on_select callback (a click itself needs a browser) makes the clicked head the sidebar's."""
-    ss = {"chart.explorer.grid": click(2, 3), "layer": 0, "head": 1, "explorer.average": True}
+    ss = {chart_key(GRID): click(2, 3), "layer": 0, "head": 1, "explorer.average": True}
     monkeypatch.setattr(sidebar.st, "session_state", ss)
-    sidebar.pick_head("chart.explorer.grid", "explorer.average")
+    sidebar.pick_head(chart_key(GRID), "explorer.average")
     assert (ss["layer"], ss["head"]) == (2, 3)
     assert ss["explorer.average"] is False  # a clicked head is shown on its own
     for empty in ({"selection": {"points": []}}, {"selection": {"points": [{"point_index": 0}]}}):  # no cell
-        ss.update({"chart.explorer.grid": empty, "layer": 1, "explorer.average": True})
-        sidebar.pick_head("chart.explorer.grid", "explorer.average")
+        ss.update({chart_key(GRID): empty, "layer": 1, "explorer.average": True})
+        sidebar.pick_head(chart_key(GRID), "explorer.average")
         assert (ss["layer"], ss["head"], ss["explorer.average"]) == (1, 3, True)
 
 
 def test_the_grid_answers_clicks_and_the_sidebar_head_is_enlarged():
     at = open_page("explorer", src=SENTENCE, layer=2, head=3)
     assert_clean(at)
-    assert POINTS in proto(at, GRID).selection_mode  # a click on a cell reruns the page with its point
-    assert not proto(at, HEAD).selection_mode
+    assert POINTS in chart(at, GRID).proto.selection_mode  # a click on a cell reruns the page with its point
+    assert not chart(at, HEAD).proto.selection_mode
     np.testing.assert_array_equal(named_z(at, HEAD), pattern(SENTENCE, layer=2)[3])
 
 
@@ -196,7 +192,7 @@ def test_long_input_stays_readable_and_light(model):
     assert n <= cfg.positions
     if len(loaded.tokenizers["src" if cfg.has_encoder else "tgt"].encode(text)) >= loaders.readable(cfg):
         assert any("only the first" in w.value for w in at.warning)
-    assert len(proto(at, GRID).spec) <= 1_000_000  # the JSON the browser receives
+    assert len(chart(at, GRID).proto.spec) <= 1_000_000  # the JSON the browser receives
     assert at.slider(key="explorer.window").value == (0, min(n, 64) - 1)
     at.slider(key="explorer.window").set_value((n - 10, n - 1)).run()
     assert_clean(at)

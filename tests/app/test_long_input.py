@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.app.conftest import assert_clean, decode, grid_tile, named_chart, open_page
+from tests.app.conftest import assert_clean, chart, chart_names, decode, grid_tile, named_chart, open_page
 from viz_app import loaders
 from viz_app.registry import NAMES
 from viz_app.sidebar import EXAMPLES
@@ -45,9 +45,9 @@ def test_every_page_draws_at_2048_positions_within_the_message_bound(page, text)
     assert_clean(at)
     if page not in ("worked_example", "masks", "overview"):  # these read no text, a batch of 64, the diagram
         assert any("2027" in w.value for w in at.warning)  # the text was cut, and the page says so
-    charts = at.get("plotly_chart")
+    charts = chart_names(at)
     assert charts or page in ("overview", "worked_example")
-    sizes = {c.proto.id.rsplit("-chart.", 1)[-1]: len(c.proto.spec) for c in charts}
+    sizes = {name: len(chart(at, name).proto.spec) for name in charts}
     assert max(sizes.values(), default=0) <= MESSAGE, sizes
 
 

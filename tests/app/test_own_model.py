@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from core_model import checkpoints
-from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page, shown
+from tests.app.conftest import APP, assert_clean, chart_names, decode, named_chart, open_page, shown
 from tests.bad_checkpoints import REVERSE, bad_zips, files_of, zip_of
 from viz_app import loaders, own_model
 from viz_app.i18n import text
@@ -233,7 +233,7 @@ def test_an_uploaded_models_training_log_is_drawn_and_a_damaged_one_is_said():
     upload(at, "damaged.zip", zip_of({**files_of(REVERSE), **damaged}))
     assert_clean(at)
     assert at.session_state["model"].startswith("own-")  # the model itself is fine and loaded
-    charts = [c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")]
+    charts = chart_names(at)
     assert "training.log.loss" not in charts and "training.forming.grid" not in charts
     assert [shown(w.value) for w in at.warning] == [text(f"training.{kind}.bad", "en", model="damaged (yours)")
                                                     for kind in ("log", "forming")]

@@ -9,7 +9,7 @@ from core_model import ModelConfig, Transformer, checkpoints
 from core_model.nn.positional import alibi_slopes, sinusoidal_table
 from streamlit.testing.v1 import AppTest
 
-from tests.app.conftest import APP, assert_clean, decode, named_chart, open_page
+from tests.app.conftest import APP, assert_clean, chart_names, decode, named_chart, open_page
 from viz_app import loaders
 
 TOY = dict(d_model=32, n_heads=4, n_encoder_layers=1, n_decoder_layers=1, d_ff=64, max_len=40)
@@ -42,11 +42,8 @@ def toy_models(toys, monkeypatch):
     return toys
 
 
-chart = named_chart
-
-
 def z(at, name, trace=0):
-    return decode(chart(at, name)["data"][trace]["z"])
+    return decode(named_chart(at, name)["data"][trace]["z"])
 
 
 def expected_table(length, d, base):
@@ -69,7 +66,7 @@ def test_lab_defaults_draw_the_sinusoidal_table_its_curves_and_similarity():
     pe = expected_table(100, 128, 10000)
     np.testing.assert_allclose(sim, sim.T, atol=1e-5)
     np.testing.assert_allclose(sim, pe @ pe.T, atol=1e-3)
-    lines = chart(at, "positional.curves")["data"]
+    lines = named_chart(at, "positional.curves")["data"]
     assert [line["name"] for line in lines] == ["dim 0 (sin)", "dim 1 (cos)", "dim 8 (sin)", "dim 16 (sin)"]
     for line, dim in zip(lines, (0, 1, 8, 16)):
         np.testing.assert_allclose(decode(line["y"]), pe[:, dim], atol=1e-5)
@@ -97,7 +94,7 @@ def test_a_shared_link_reopens_the_same_lab():
     at.run()
     assert_clean(at)
     np.testing.assert_allclose(z(at, "positional.table"), sinusoidal_table(24, 48, 1000).numpy(), atol=1e-6)
-    assert [line["name"] for line in chart(at, "positional.curves")["data"]] == ["dim 2 (sin)", "dim 3 (cos)"]
+    assert [line["name"] for line in named_chart(at, "positional.curves")["data"]] == ["dim 2 (sin)", "dim 3 (cos)"]
 
 
 def test_narrowing_d_model_drops_dimensions_it_no_longer_has():
@@ -106,7 +103,7 @@ def test_narrowing_d_model_drops_dimensions_it_no_longer_has():
     assert_clean(at)
     assert at.multiselect(key="positional.dims").value == [0, 20]
     pe = sinusoidal_table(100, 32, 10000).numpy()
-    np.testing.assert_allclose(decode(chart(at, "positional.curves")["data"][1]["y"]), pe[:, 20], atol=1e-6)
+    np.testing.assert_allclose(decode(named_chart(at, "positional.curves")["data"][1]["y"]), pe[:, 20], atol=1e-6)
 
 
 def test_no_dimension_chosen_says_so():
@@ -157,13 +154,13 @@ def test_rope_shows_rotation_angles_and_a_score_that_depends_only_on_the_offset(
     assert offset.shape == (20, 20)
     np.testing.assert_allclose(offset[1:, 1:], offset[:-1, :-1], atol=1e-4)  # constant along diagonals
     assert at.info and "no position vector" in at.info[0].value  # the sentence gets no added positions
-    assert not any(c.proto.id.endswith("-chart.positional.sentence.pos") for c in at.get("plotly_chart"))
+    assert "positional.sentence.pos" not in chart_names(at)
 
 
 def test_alibi_shows_one_bias_matrix_per_head(toy_models):
     at = open_page("positional", model="toy-alibi-enc", src="the cat", **{"positional.length": 12})
     assert_clean(at)
-    spec = chart(at, "positional.model.alibi")
+    spec = named_chart(at, "positional.model.alibi")
     assert len(spec["data"]) == TOY["n_heads"]
     distance = np.abs(np.arange(12)[:, None] - np.arange(12)[None, :])
     for head, slope in enumerate(alibi_slopes(TOY["n_heads"]).tolist()):
@@ -174,15 +171,15 @@ def test_no_positional_encoding_is_said(toy_models):
     at = open_page("positional", model="toy-none-lm", src="the cat")
     assert_clean(at)
     assert "no positional encoding at all" in " ".join(m.value for m in at.markdown)
-    assert not any(".model." in c.proto.id for c in at.get("plotly_chart"))
+    assert not any(".model." in name for name in chart_names(at))
 
 
 def test_chinese_interface():
     at = open_page("positional", lang="zh")
     assert_clean(at)
     assert at.title[0].value == "位置编码实验室"
-    assert chart(at, "positional.table")["layout"]["xaxis"]["title"]["text"] == "维度"
-    assert chart(at, "positional.curves")["data"][0]["name"] == "第 0 维（正弦）"
+    assert named_chart(at, "positional.table")["layout"]["xaxis"]["title"]["text"] == "维度"
+    assert named_chart(at, "positional.curves")["data"][0]["name"] == "第 0 维（正弦）"
 
 
 def test_the_lab_works_without_a_sentence():
@@ -190,7 +187,7 @@ def test_the_lab_works_without_a_sentence():
     assert_clean(at)
     assert z(at, "positional.table").shape == (100, 128)
     assert at.info[-1].value == "Type a sentence in the sidebar to start."
-    assert not any("-chart.positional.sentence" in c.proto.id for c in at.get("plotly_chart"))
+    assert not any(name.startswith("positional.sentence") for name in chart_names(at))
 
 
 def test_each_alibi_head_and_each_sentence_matrix_gets_its_own_colour_range_and_the_caption_says_so():
@@ -198,7 +195,7 @@ def test_each_alibi_head_and_each_sentence_matrix_gets_its_own_colour_range_and_
     embedding dwarfed nothing there, but each panel is on its own range all the same, said in the caption."""
     at = open_page("positional", model="lm-en", src="the cat sees the dog", **{"positional.length": 30})
     assert_clean(at)
-    heads = chart(at, "positional.model.alibi")["data"]
+    heads = named_chart(at, "positional.model.alibi")["data"]
     for trace in heads:
         bound = np.abs(decode(trace["z"])).max()
         assert (trace["zmin"], trace["zmax"]) == pytest.approx((-bound, bound), rel=1e-6)
@@ -208,7 +205,7 @@ def test_each_alibi_head_and_each_sentence_matrix_gets_its_own_colour_range_and_
     captions = " ".join(c.value for c in at.caption)
     assert f"from {max(slopes):.4g} to {min(slopes):.4g}" in captions
     for key in ("scaled", "out"):  # ALiBi adds no position vector: two matrices
-        spec = chart(at, f"positional.sentence.{key}")
+        spec = named_chart(at, f"positional.sentence.{key}")
         bound = np.abs(decode(spec["data"][0]["z"])).max()
         assert spec["layout"]["coloraxis"]["cmax"] == pytest.approx(bound, rel=1e-6)
         assert f"±{bound:.3g}" in captions
@@ -221,8 +218,9 @@ def test_a_model_that_does_not_scale_its_embeddings_does_not_say_scaled(tmp_path
     monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
     at = open_page("positional", model="toy-learned-unscaled", src="the cat")
     assert_clean(at)
-    title = chart(at, "positional.sentence.scaled")["layout"]["title"]["text"]
+    title = named_chart(at, "positional.sentence.scaled")["layout"]["title"]["text"]
     assert title == "token embedding (not scaled)"
     monkeypatch.undo()
     scaled = open_page("positional", src="the cat")
-    assert chart(scaled, "positional.sentence.scaled")["layout"]["title"]["text"] == "token embedding × √d_model"
+    title = named_chart(scaled, "positional.sentence.scaled")["layout"]["title"]["text"]
+    assert title == "token embedding × √d_model"

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from tests.app.conftest import assert_clean, decode, open_page
-from tests.app.test_positional import chart, save_toy, z
+from tests.app.conftest import assert_clean, decode, named_chart, open_page
+from tests.app.test_positional import save_toy, z
 from viz_app import loaders
 from viz_app.i18n import text
 from viz_app.text import safe_labels
@@ -48,13 +48,13 @@ def test_embedding_heatmaps_are_the_trace_before_and_after_scaling():
     tok, scaled = z(at, "tokens.src.tok"), z(at, "tokens.src.scaled")
     np.testing.assert_array_equal(tok, emb.tok[0])
     np.testing.assert_allclose(scaled, emb.tok[0] * math.sqrt(d_model), rtol=1e-6)
-    spec = chart(at, "tokens.src.tok")
+    spec = named_chart(at, "tokens.src.tok")
     assert spec["data"][0]["y"] == list(run.src_labels)
     # each on its own range (on the scaled one's, the looked-up rows were pale), and the caption gives both
     captions = " ".join(c.value for c in at.caption)
     for name, values in (("tokens.src.tok", tok), ("tokens.src.scaled", scaled)):
         bound = float(np.abs(values).max())
-        assert chart(at, name)["layout"]["coloraxis"]["cmax"] == pytest.approx(bound, rel=1e-6)
+        assert named_chart(at, name)["layout"]["coloraxis"]["cmax"] == pytest.approx(bound, rel=1e-6)
         assert f"±{bound:.3g}" in captions
     assert "Each heatmap has its own colour range" in captions
     np.testing.assert_array_equal(z(at, "tokens.tgt.tok"), run.trace.embed("tgt").tok[0])
@@ -63,7 +63,7 @@ def test_embedding_heatmaps_are_the_trace_before_and_after_scaling():
 def test_norm_bars_show_the_lengths_before_and_after_and_the_factor():
     at = open_page("tokens", src=SENTENCE)
     emb = loaders.run("translate-en-fr", SENTENCE).trace.embed("src")
-    bars = chart(at, "tokens.src.norms")["data"]
+    bars = named_chart(at, "tokens.src.norms")["data"]
     assert [b["name"] for b in bars] == ["‖E[token]‖", "‖E[token] × √d_model‖", "‖position vector‖"]
     before, after, pos = (decode(b["y"]) for b in bars)
     np.testing.assert_allclose(before, np.linalg.norm(emb.tok[0], axis=1), rtol=1e-5)
@@ -80,7 +80,7 @@ def test_projection_and_neighbours_come_from_the_whole_embedding_matrix():
     loaded = loaders.load_model("translate-en-fr")
     weight = loaded.model.src_embed.tok.weight.detach().numpy()
     unit = weight / np.linalg.norm(weight, axis=1, keepdims=True)
-    spec = chart(at, "tokens.src.projection")
+    spec = named_chart(at, "tokens.src.projection")
     faint, points = spec["data"]
     assert len(decode(points["x"])) == len(run.src_ids) and len(decode(faint["x"])) == 3 * len(run.src_ids)
     neighbours = at.tabs[0].dataframe[1].value
@@ -140,7 +140,7 @@ def test_chinese_interface():
     assert_clean(at)
     assert [tab.label for tab in at.tabs] == ["源句（编码器输入）", "解码器输入"]
     assert list(at.tabs[0].dataframe[0].value.columns) == ["位置", "片段", "编号", "词序号"]
-    assert chart(at, "tokens.src.projection")["layout"]["xaxis"]["title"]["text"] == "第 1 主成分"
+    assert named_chart(at, "tokens.src.projection")["layout"]["xaxis"]["title"]["text"] == "第 1 主成分"
 
 
 def test_the_map_labels_only_tokens_whose_labels_do_not_overlap_and_names_every_token_on_hover():
@@ -151,12 +151,13 @@ def test_the_map_labels_only_tokens_whose_labels_do_not_overlap_and_names_every_
     at = open_page("tokens", model="lm-en", src=sentence)
     assert_clean(at)
     labels = loaders.run("lm-en", sentence).tgt_labels
-    tokens = next(t for t in chart(at, "tokens.tgt.projection")["data"] if t["name"] == text("tokens.proj.tokens", "en"))
+    traces = named_chart(at, "tokens.tgt.projection")["data"]
+    tokens = next(t for t in traces if t["name"] == text("tokens.proj.tokens", "en"))
     assert tokens["hovertext"] == safe_labels(labels)  # every token, escaped as any label
     shown = np.array([bool(label) for label in tokens["text"]])
     assert 0 < shown.sum() < len(labels)
     assert [label for label in tokens["text"] if label] == [label for label, k in zip(safe_labels(labels), shown) if k]
-    spec = chart(at, "tokens.tgt.projection")["data"]
+    spec = named_chart(at, "tokens.tgt.projection")["data"]
     both = np.vstack([np.column_stack([decode(t["x"]), decode(t["y"])]) for t in spec])
     centres, half = label_boxes(np.column_stack([decode(tokens["x"]), decode(tokens["y"])]), labels,
                                 float(np.ptp(both, axis=0).max()))

@@ -13,14 +13,14 @@ from core_model.training.train_log import read_log
 from viz_app import loaders
 from viz_app.i18n import text
 
-from .conftest import assert_clean, decode, named_chart, named_z, open_page
+from .conftest import assert_clean, chart_names, decode, named_chart, named_z, open_page
 
 SENTENCE = "the small girl does not see the red car"
 SHIPPED = ("translate-en-fr", "lm-en", "reverse")
 
 
 def _charts(at):
-    return {c.proto.id.rsplit("-chart.", 1)[-1] for c in at.get("plotly_chart")}
+    return set(chart_names(at))
 
 
 @pytest.mark.parametrize("model", SHIPPED)

@@ -199,6 +199,14 @@ def type_sentence(page, text: str, label: str = "Sentence (press Enter)") -> Non
     box.press("Enter")
 
 
+def chart_selector(name: str) -> str:
+    """The CSS selector of the chart a page drew with page.chart(fig, name): Streamlit gives a keyed element's
+    container the class st-key-<key>, each character of the key other than a letter, digit, _ or - made a -."""
+    from viz_app.page import chart_key
+
+    return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", chart_key(name).strip())
+
+
 def plot_data(page, index: int = 0, name: str | None = None):
     """The figure data plotly attached to a chart's graph div (`.data`), as JSON-able lists."""
     return page.evaluate(

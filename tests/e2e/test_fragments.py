@@ -4,8 +4,9 @@ import base64
 
 import pytest
 
-from tests.e2e.conftest import wait_idle
+from tests.e2e.conftest import chart_selector, wait_idle
 from viz_app.i18n import text
+from viz_app.page import chart_key
 
 # page, the control's label, the charts the control redraws, charts elsewhere on the page
 CASES = [
@@ -15,14 +16,15 @@ CASES = [
      {"positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out"}),
 ]
 
-MARK = """(names) => names.map(name => {
-    const plot = document.querySelector(`.st-key-chart-${name.replaceAll(".", "-")} .js-plotly-plot`);
+# Both take each chart's chart_selector.
+MARK = """(charts) => charts.map(chart => {
+    const plot = document.querySelector(`${chart} .js-plotly-plot`);
     if (!plot) return null;
     plot.__untouched = true;  // a redraw with new data replaces .data; this mark tells whether the div was kept
     return JSON.stringify(plot.data.map(t => [t.x, t.y, t.z].map(v => v && ArrayBuffer.isView(v) ? Array.from(v) : v)));
 })"""
-STILL = """(names) => names.map(name => {
-    const plot = document.querySelector(`.st-key-chart-${name.replaceAll(".", "-")} .js-plotly-plot`);
+STILL = """(charts) => charts.map(chart => {
+    const plot = document.querySelector(`${chart} .js-plotly-plot`);
     return plot ? [plot.__untouched === true,
                    JSON.stringify(plot.data.map(t => [t.x, t.y, t.z].map(v => v && ArrayBuffer.isView(v) ? Array.from(v) : v)))]
                 : null;
@@ -56,7 +58,7 @@ def test_a_fragment_control_resends_only_its_part(open_page, path, control, redr
     page, _ = open_page(path)
     wait_idle(page, charts=1)
     names = sorted(redrawn | others)
-    before = dict(zip(names, page.evaluate(MARK, names)))
+    before = dict(zip(names, page.evaluate(MARK, [chart_selector(n) for n in names])))
     assert all(before.values()), f"charts not found: {[n for n, v in before.items() if v is None]}"
     frames = []  # what the server sends from now on (the socket was opened before: listen through the protocol)
     cdp = page.context.new_cdp_session(page)
@@ -65,11 +67,11 @@ def test_a_fragment_control_resends_only_its_part(open_page, path, control, redr
     change(page, text(control, "en"))
     page.wait_for_timeout(500)
     wait_idle(page, charts=1)
-    after = dict(zip(names, page.evaluate(STILL, names)))
+    after = dict(zip(names, page.evaluate(STILL, [chart_selector(n) for n in names])))
     changed = {n for n in names if after[n][1] != before[n]}
     assert changed and changed <= redrawn, changed  # the control changed its charts' data and no other's
     sent = b" ".join(frames)
     assert frames, "no message came back"
     for name in others:
         assert after[name][0], f"{name} was redrawn"
-        assert f"chart.{name}".encode() not in sent, f"{name} was sent again"
+        assert chart_key(name).encode() not in sent, f"{name} was sent again"

@@ -1,6 +1,7 @@
 """The one block table."""
 from types import SimpleNamespace as NS
 
+from tests.viz import fake
 from viz_app.views import blocks
 
 
@@ -18,5 +19,5 @@ def test_sides_of_queries_and_keys():
     assert blocks.SIDES["decoder.cross_attn"] == ("tgt", "src")
     assert blocks.split("decoder.cross_attn") == ("decoder", "cross_attn")
     assert (blocks.side_of("encoder"), blocks.side_of("decoder")) == ("src", "tgt")
-    run = NS(src_labels=("0·a",), tgt_labels=("0·<s>",), src_ids=(5,), tgt_ids=(2,))
+    run = fake.run(src=("0·a",), tgt=("0·<s>",), src_ids=(5,), tgt_ids=(2,))
     assert blocks.labels(run, "tgt") == ("0·<s>",) and blocks.ids(run, "src") == (5,)

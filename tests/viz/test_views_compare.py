@@ -2,7 +2,7 @@
 unmatched tokens named, and no difference between heads whose queries or keys read different texts."""
 import numpy as np
 
-from tests.viz.fake import run, softmax_rows
+from tests.viz import fake
 from viz_app.views import compare as view
 
 CAT = ("0·the", "1·cat", "2·sat", "3·on", "4·the", "5·mat")
@@ -11,9 +11,8 @@ KEPT = [0, 2, 3, 4, 5]  # every position but the changed word's, in both
 
 
 def encoder_run(labels, seed):
-    n = len(labels)
-    return run({"encoder.layers.0.self_attn.pattern": softmax_rows((1, 2, n, n), seed)},
-               src_labels=labels, src_ids=range(10, 10 + n))
+    return fake.run(arch="encoder", heads=2, src=labels, src_ids=range(10, 10 + len(labels)), attn=("pattern",),
+                    seed=seed)
 
 
 def test_a_minimal_pair_matches_every_token_but_the_changed_one():
@@ -52,10 +51,7 @@ def test_two_heads_of_one_run_keep_every_cell():
 
 
 def translator(src, tgt, seed):
-    values = {"encoder.layers.0.self_attn.pattern": softmax_rows((1, 1, len(src), len(src)), seed),
-              "decoder.layers.0.self_attn.pattern": softmax_rows((1, 1, len(tgt), len(tgt)), seed, causal=True),
-              "decoder.layers.0.cross_attn.pattern": softmax_rows((1, 1, len(tgt), len(src)), seed + 1)}
-    return run(values, src, tgt, range(len(src)), range(len(tgt)))
+    return fake.run(arch="encoder-decoder", heads=1, src=src, tgt=tgt, attn=("pattern",), seed=seed)
 
 
 def test_heads_whose_queries_read_the_output_and_the_sentence_have_no_difference():
@@ -81,8 +77,7 @@ def test_cross_attention_on_two_sentences_aligns_its_queries_and_its_keys_each()
 def test_a_decoder_only_models_prompt_is_the_sentence_an_encoder_reads():
     encoder = encoder_run(("0·the", "1·cat"), 8)
     prompt = ("0·<s>", "1·the", "2·cat")
-    lm = run({"decoder.layers.0.self_attn.pattern": softmax_rows((1, 1, 3, 3), 9, causal=True)}, tgt_labels=prompt,
-             tgt_ids=(2, 5, 6))
+    lm = fake.run(arch="decoder", heads=1, tgt=prompt, tgt_ids=(2, 5, 6), attn=("pattern",), seed=9)
     pair = view.pair(encoder, "encoder.self_attn:0:0", lm, "decoder.self_attn:0:0")
     a = encoder.trace["encoder.layers.0.self_attn.pattern"][0, 0]
     b = lm.trace["decoder.layers.0.self_attn.pattern"][0, 0]

@@ -1,40 +1,22 @@
 """The explorer's views on a tiny hand-made run: grid, hidden [CLS]/[SEP], focus filters, head statistics."""
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from viz_app.views import explorer as view
+from tests.viz import fake
 from tests.viz.fake import softmax_rows
+from viz_app.views import explorer as view
 
 SRC = ("0·[CLS]", "1·a", "2·b", "3·[SEP]")
 TGT = ("0·<s>", "1·x", "2·y")
-
-
-class FakeTrace:
-    """attn(stack, layer, kind) of a batch of one; what the views read and nothing else."""
-
-    def __init__(self, blocks):
-        self.blocks = blocks  # (stack, kind) → (patterns [layers, heads, q, k], masked [heads, q, k] bool)
-
-    def n_layers(self, stack):
-        return max(len(p) for (s, _), (p, _) in self.blocks.items() if s == stack)
-
-    def attn(self, stack, layer, kind="self_attn"):
-        patterns, masked = self.blocks[stack, kind]
-        scores = np.where(masked, -np.inf, 1.0).astype(np.float32)  # [heads, q, k]
-        return SimpleNamespace(pattern=patterns[layer][None], scores_masked=scores[None])
-
-
+IDS = {"src_ids": (101, 7, 8, 102), "tgt_ids": (1, 5, 6)}
+# Two layers of two heads; each block's patterns are the shared fake's: softmax_rows(seed = its place in fake.BLOCKS)
+RUN = fake.run(layers=2, heads=2, src=SRC, tgt=TGT, attn=("pattern", "scores_masked"), **IDS)
 ENC = softmax_rows((2, 2, 4, 4))  # [layers, heads, q, k]
 DEC = softmax_rows((2, 2, 3, 3), seed=1, causal=True)
 CROSS = softmax_rows((2, 2, 3, 4), seed=2)
 CAUSAL = ~np.tril(np.ones((2, 3, 3), bool))  # [heads, q, k] blocked above the diagonal
-RUN = SimpleNamespace(src_ids=(101, 7, 8, 102), tgt_ids=(1, 5, 6), src_labels=SRC, tgt_labels=TGT,
-                      trace=FakeTrace({("encoder", "self_attn"): (ENC, np.zeros((2, 4, 4), bool)),
-                                       ("decoder", "self_attn"): (DEC, CAUSAL),
-                                       ("decoder", "cross_attn"): (CROSS, np.zeros((2, 3, 4), bool))}))
 FRAMED = view.Marks(np.array([True, False, False, True]),
                     (np.array([True, False, False, False]), np.array([False, False, False, True])))
 PLAIN = view.Marks(np.array([True, False, False]), None)  # <s> is special; nothing frames the target
@@ -157,9 +139,10 @@ def previous_token(n):
 def stats_run():
     """One layer, two heads of a 4-token framed sentence: a previous-token head and an even one."""
     heads = np.stack([previous_token(4), np.full((4, 4), 0.25, np.float32)])[None]  # [1, 2, 4, 4]
-    trace = FakeTrace({("encoder", "self_attn"): (heads, np.zeros((2, 4, 4), bool)),
-                       ("decoder", "cross_attn"): (np.full((1, 2, 3, 4), 0.25, np.float32), np.zeros((2, 3, 4), bool))})
-    return SimpleNamespace(src_ids=RUN.src_ids, tgt_ids=RUN.tgt_ids, src_labels=SRC, tgt_labels=TGT, trace=trace)
+    values = {**fake.named("encoder.layers.0.self_attn", pattern=heads, scores_masked=np.zeros((1, 2, 4, 4))),
+              **fake.named("decoder.layers.0.cross_attn", pattern=np.full((1, 2, 3, 4), 0.25, np.float32),
+                           scores_masked=np.zeros((1, 2, 3, 4)))}
+    return fake.run(values, src=SRC, tgt=TGT, **IDS)
 
 
 def test_stats_of_every_head_at_every_position():

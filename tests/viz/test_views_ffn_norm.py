@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from tests.viz.fake import run
+from tests.viz import fake
 from viz_app.views import ffn_norm as view
 
 CFG_POST = type("Cfg", (), {"norm_placement": "post", "norm": "layernorm", "norm_eps": 0.0, "activation": "relu"})
@@ -10,13 +10,13 @@ CFG_POST = type("Cfg", (), {"norm_placement": "post", "norm": "layernorm", "norm
 
 def one_layer_run():
     # one token, two positions; each stage's vectors chosen so their norms are whole numbers
-    return run({"src_embed.out": [[[3, 4], [0, 1]]],
-                "encoder.layers.0.resid_pre": [[[3, 4], [0, 1]]],
-                "encoder.layers.0.resid_mid": [[[6, 8], [0, 2]]],
-                "encoder.layers.0.norm1": [[[-1, 1], [-1, 1]]],
-                "encoder.layers.0.ffn.hidden": [[[0, 2, 0, 1], [1, 1, 1, 0]]],
-                "encoder.layers.0.resid_post": [[[0, 5], [0, 3]]],
-                "encoder.layers.0.norm2": [[[1, -1], [-1, 1]]]}, src_labels=("0·a", "1·b"))
+    return fake.run({"src_embed.out": [[[3, 4], [0, 1]]],
+                     "encoder.layers.0.resid_pre": [[[3, 4], [0, 1]]],
+                     "encoder.layers.0.resid_mid": [[[6, 8], [0, 2]]],
+                     "encoder.layers.0.norm1": [[[-1, 1], [-1, 1]]],
+                     "encoder.layers.0.ffn.hidden": [[[0, 2, 0, 1], [1, 1, 1, 0]]],
+                     "encoder.layers.0.resid_post": [[[0, 5], [0, 3]]],
+                     "encoder.layers.0.norm2": [[[1, -1], [-1, 1]]]}, arch="encoder", src=("0·a", "1·b"))
 
 
 def test_stream_norms_follow_the_stages_and_skip_what_enters_a_layer():

@@ -1,9 +1,8 @@
 """The masks page's views on a tiny hand-made batch: sentences, padded ids, one sentence's masks and leaks."""
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
+from tests.viz import fake
 from viz_app.views import masks as view
 
 PAD = 0
@@ -16,20 +15,15 @@ def labels(ids):
     return tuple(tuple(f"{i}·{'<pad>' if v == PAD else v}" for i, v in enumerate(row)) for row in ids)
 
 
-class FakeTrace:
-    def __init__(self, blocks):
-        self.blocks = blocks  # (stack, kind) → [layers] of SimpleNamespace(scores_scaled, scores_masked, pattern)
-
-    def n_layers(self, stack):
-        return max(len(v) for (s, _), v in self.blocks.items() if s == stack)
-
-    def attn(self, stack, layer, kind="self_attn"):
-        return self.blocks[stack, kind][layer]
-
-
-def block_values(pattern, scaled, allowed):
+def block_values(block, pattern, scaled, allowed):
     """One layer's recorded values for a batch: pattern [b, h, q, k], scores where `allowed`, -inf elsewhere."""
-    return SimpleNamespace(pattern=pattern, scores_scaled=scaled, scores_masked=np.where(allowed, scaled, -np.inf))
+    return fake.named(block, pattern=pattern, scores_scaled=scaled, scores_masked=np.where(allowed, scaled, -np.inf))
+
+
+def padded_batch(values, masks, tgt_ids=TGT, tgt_labels=None):
+    """The shared fake run as a batch of the three sentences: ids [b, n], labels and lengths per sentence."""
+    return fake.run(values, src_ids=SRC, tgt_ids=tgt_ids, src_labels=labels(SRC),
+                    tgt_labels=labels(TGT) if tgt_labels is None else tgt_labels, lengths=LENGTHS, masks=masks)
 
 
 def encoder_batch():
@@ -39,11 +33,10 @@ def encoder_batch():
     leaky = even.copy()
     leaky[1, 0] = [[0.4, 0.3, 0.2, 0.1], [0.5, 0.5, 0.0, 0.0], [0.1, 0.1, 0.4, 0.4], [0.25, 0.25, 0.25, 0.25]]
     scaled = np.arange(3 * 2 * 4 * 4, dtype=np.float32).reshape(3, 2, 4, 4) - 40
-    trace = FakeTrace({("encoder", "self_attn"): [block_values(even, scaled, allowed),
-                                                  block_values(leaky, scaled, allowed)]})
+    values = {**block_values("encoder.layers.0.self_attn", even, scaled, allowed),
+              **block_values("encoder.layers.1.self_attn", leaky, scaled, allowed)}
     masks = {"encoder.self_attn": {"padding": np.broadcast_to((SRC != PAD)[:, None, :], (3, 4, 4))}}
-    return SimpleNamespace(src_ids=SRC, tgt_ids=np.zeros((3, 0), np.int64), lengths=LENGTHS, src_labels=labels(SRC),
-                           tgt_labels=(), trace=trace, masks=masks)
+    return padded_batch(values, masks, tgt_ids=np.zeros((3, 0), np.int64), tgt_labels=())
 
 
 def test_default_batch():
@@ -72,14 +65,14 @@ def test_pad_weight_sums_the_weights_on_pad_keys():
 
 
 def test_padded_tables_by_side():
-    both = view.padded(SimpleNamespace(src_ids=SRC, tgt_ids=TGT, lengths=LENGTHS))
+    both = view.padded(fake.run(src_ids=SRC, tgt_ids=TGT, lengths=LENGTHS))
     assert both.sides == ("src", "tgt") and both.caption_keys == ("masks.table.src", "masks.table.tgt")
     assert both.ids[1] is TGT and both.any_pad and both.first_row == 1  # the source decides
     assert both.pads[0].tolist() == (SRC == PAD).tolist() and both.pads[1].tolist() == (TGT == PAD).tolist()
-    lm = view.padded(SimpleNamespace(src_ids=np.zeros((3, 0), np.int64), tgt_ids=TGT, lengths=LENGTHS))
+    lm = view.padded(fake.run(src_ids=np.zeros((3, 0), np.int64), tgt_ids=TGT, lengths=LENGTHS))
     assert lm.sides == ("tgt",) and lm.caption_keys == ("masks.table.tgt_lm",) and lm.first_row == 2
-    same = view.padded(SimpleNamespace(src_ids=SRC[:1].repeat(2, 0), tgt_ids=np.zeros((2, 0), np.int64),
-                                       lengths={"src": np.array([4, 4]), "tgt": np.array([0, 0])}))
+    same = view.padded(fake.run(src_ids=SRC[:1].repeat(2, 0), tgt_ids=np.zeros((2, 0), np.int64),
+                                lengths={"src": np.array([4, 4]), "tgt": np.array([0, 0])}))
     assert same.sides == ("src",) and not same.any_pad and same.first_row == 0
 
 
@@ -108,27 +101,27 @@ def test_a_sentence_without_padding_has_no_leak():
 
 
 def test_a_scale_for_all_zero_scores_is_not_empty():
-    batch = encoder_batch()
-    batch.trace.blocks["encoder", "self_attn"][0].scores_scaled[0, 0] = 0
-    assert view.sentence(batch, "encoder.self_attn", 0, 0, 0).score_range == (-1.0, 1.0)
+    encoder = encoder_batch()
+    encoder.trace["encoder.layers.0.self_attn.scores_scaled"][0, 0] = 0
+    assert view.sentence(encoder, "encoder.self_attn", 0, 0, 0).score_range == (-1.0, 1.0)
 
 
 def test_decoder_masks_come_in_order_and_cross_attention_reads_source_keys():
     causal = np.tril(np.ones((3, 3), bool))
     t_pad = np.broadcast_to((TGT != PAD)[:, None, :], (3, 3, 3))
     s_pad = np.broadcast_to((SRC != PAD)[:, None, :], (3, 3, 4))
-    self_attn = block_values(np.full((3, 1, 3, 3), 1 / 3), np.ones((3, 1, 3, 3), np.float32), t_pad & causal)
-    cross = block_values(np.full((3, 1, 3, 4), 0.25), np.ones((3, 1, 3, 4), np.float32), s_pad)
-    trace = FakeTrace({("decoder", "self_attn"): [self_attn], ("decoder", "cross_attn"): [cross]})
-    batch = SimpleNamespace(src_ids=SRC, tgt_ids=TGT, lengths=LENGTHS, src_labels=labels(SRC), tgt_labels=labels(TGT), trace=trace,
-                            masks={"decoder.self_attn": {"combined": t_pad & causal, "padding": t_pad,
-                                                         "causal": np.broadcast_to(causal, (3, 3, 3))},
-                                   "decoder.cross_attn": {"padding": s_pad}})
-    one = view.sentence(batch, "decoder.self_attn", 2, 0, 0)
+    values = {**block_values("decoder.layers.0.self_attn", np.full((3, 1, 3, 3), 1 / 3),
+                             np.ones((3, 1, 3, 3), np.float32), t_pad & causal),
+              **block_values("decoder.layers.0.cross_attn", np.full((3, 1, 3, 4), 0.25),
+                             np.ones((3, 1, 3, 4), np.float32), s_pad)}
+    masks = {"decoder.self_attn": {"combined": t_pad & causal, "padding": t_pad, "causal": np.broadcast_to(causal, (3, 3, 3))},
+             "decoder.cross_attn": {"padding": s_pad}}
+    decoder = padded_batch(values, masks)
+    one = view.sentence(decoder, "decoder.self_attn", 2, 0, 0)
     assert [name for name, _ in one.masks] == ["padding", "causal", "combined"] and one.causal
     np.testing.assert_allclose(one.leak, [1 / 3] * 3)
     assert one.leak_real == pytest.approx(1 / 3)
-    cross_one = view.sentence(batch, "decoder.cross_attn", 1, 0, 0)
+    cross_one = view.sentence(decoder, "decoder.cross_attn", 1, 0, 0)
     assert cross_one.q_labels == labels(TGT)[1] and cross_one.k_labels == labels(SRC)[1]
     np.testing.assert_allclose(cross_one.leak, [0.5] * 3)
     assert not cross_one.causal

@@ -3,6 +3,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from tests.viz import fake
 from viz_app.figures.diagram import model_diagram
 from viz_app.views.overview import BOXES, diagram, embedding_row, parameters
 
@@ -11,13 +12,12 @@ CFG = SimpleNamespace(architecture="encoder-decoder", d_model=8, n_heads=2, d_ff
                       type_vocab_size=0, embed_norm=False)
 
 
-def traced(pos, **ids):
-    """A run whose trace records a position vector (pos=True) or none (ALiBi, RoPE) on both sides."""
-    emb = SimpleNamespace(pos=np.zeros((1, 2, 8)) if pos else None)
-    return SimpleNamespace(trace=SimpleNamespace(embed=lambda side: emb), **ids)
+def traced(pos, arch, **ids):
+    """A run whose trace records a position vector (pos=True) or none (ALiBi, RoPE) on each side it reads."""
+    return fake.run(arch=arch, embed=("pos",) if pos else (), d_model=8, **ids)
 
 
-RUN = traced(True, src_ids=(4, 5, 6, 3), tgt_ids=(2, 7), src_labels=(), tgt_labels=())
+RUN = traced(True, "encoder-decoder", src_ids=(4, 5, 6, 3), tgt_ids=(2, 7))
 
 
 def test_embedding_row_is_one_row():
@@ -43,7 +43,7 @@ def test_the_diagram_draws_the_views_numbers():
 
 def test_a_decoder_only_diagram_has_no_source():
     cfg = SimpleNamespace(**{**vars(CFG), "architecture": "decoder", "n_encoder_layers": 0})
-    d = diagram(cfg, traced(True, src_ids=(), tgt_ids=(2, 9, 9)))
+    d = diagram(cfg, traced(True, "decoder", src_ids=(), tgt_ids=(2, 9, 9)))
     assert (d.n_src, d.n_tgt) == (0, 3)
     assert "src_embed" not in model_diagram(d, {key: key for key, _ in d.words})
 
@@ -55,7 +55,7 @@ def words_of(d):
 def test_an_alibi_diagram_adds_no_position_vector_and_biases_every_attention_box():
     """lm-en: scaled embeddings, ALiBi; the trace has no position vector, the attention boxes say the bias."""
     cfg = SimpleNamespace(**{**vars(CFG), "architecture": "decoder", "positional": "alibi"})
-    d = diagram(cfg, traced(False, src_ids=(), tgt_ids=(2, 9)))
+    d = diagram(cfg, traced(False, "decoder", src_ids=(), tgt_ids=(2, 9)))
     assert d.embed == ("embed.scaled",) and d.attn_note == "pos.alibi"
     dot = model_diagram(d, words_of(d))
     assert "<embed.scaled>" in dot and "pos>" not in dot.replace("<pos.alibi>", "")
@@ -67,7 +67,7 @@ def test_an_unscaled_model_with_learned_positions_says_so():
     vectors, then normalizes."""
     cfg = SimpleNamespace(**{**vars(CFG), "architecture": "encoder", "positional": "learned",
                              "scale_embedding": False, "type_vocab_size": 2, "embed_norm": True})
-    d = diagram(cfg, traced(True, src_ids=(1, 2, 3), tgt_ids=()))
+    d = diagram(cfg, traced(True, "encoder", src_ids=(1, 2, 3), tgt_ids=()))
     assert d.embed == ("embed.pos", "embed.type", "embed.norm") and d.attn_note is None
     assert "<embed.pos>\n<embed.type>\n<embed.norm>\n[3 × 8]" in model_diagram(d, words_of(d))
 

@@ -1,10 +1,10 @@
 """views/positional.py on small hand-made arrays: the lab, the model's own encoding, the sentence's sum."""
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from tests.viz import fake
 from viz_app.views.positional import (BASES, D_MODELS, LENGTHS, dim_kinds, dims_within, lab, own_encoding, parse_dims,
                                       sentence_sum, similarity, usable_dims, wrapped)
 
@@ -103,9 +103,8 @@ def fake_run(pos, side):
     scaled = np.array([[[1.0, -3.0], [0.5, 0.0]]], np.float32)  # [1, 2, 2]
     pos_rows = None if pos is None else np.asarray(pos, np.float32)[None]
     out = scaled + (0 if pos_rows is None else pos_rows)
-    emb = SimpleNamespace(tok=scaled / 2, scaled=scaled, pos=pos_rows, out=out)
-    return SimpleNamespace(trace=SimpleNamespace(embed={side: emb}.__getitem__), src_labels=("0·a", "1·b"),
-                           tgt_labels=("0·<s>", "1·a"))
+    values = fake.named(f"{side}_embed", tok=scaled / 2, scaled=scaled, pos=pos_rows, out=out)
+    return fake.run(values, src=("0·a", "1·b"), tgt=("0·<s>", "1·a"))
 
 
 def test_sentence_sum_of_an_encoder_has_three_parts_each_on_its_own_range():

@@ -4,7 +4,7 @@ from types import SimpleNamespace as NS
 import numpy as np
 import pytest
 
-from tests.viz.fake import FakeTrace
+from tests.viz import fake
 from viz_app.views import self_attention as view
 from viz_app.views import worked_example as worked
 
@@ -26,9 +26,9 @@ def attn(prefix, q_len, k_len, pattern):
 
 def trace():
     causal = [[[[1.0, 0.0], [0.25, 0.75]], [[1.0, 0.0], [0.5, 0.5]]]]  # [1, h, q, k]
-    return FakeTrace({"decoder.layers.0.resid_pre": np.arange(8.0).reshape(1, 2, 4),
-                      **attn("decoder.layers.0.self_attn", 2, 2, causal),
-                      "decoder.layers.0.norm1": np.zeros((1, 2, 4))})
+    return fake.trace({"decoder.layers.0.resid_pre": np.arange(8.0).reshape(1, 2, 4),
+                       **attn("decoder.layers.0.self_attn", 2, 2, causal),
+                       "decoder.layers.0.norm1": np.zeros((1, 2, 4))}, arch="decoder")
 
 
 WEIGHTS = {"w_q": np.eye(4, 2), "w_k": np.eye(4, 2), "w_v": np.eye(4, 2), "w_o": np.eye(4)}
@@ -62,7 +62,7 @@ def test_pre_norm_block_reads_norm1():
 
 def test_saturation_compares_the_trained_weights_with_the_unscaled_run():
     unscaled = view.head_steps(trace(), WEIGHTS, CFG, "decoder.self_attn", 0, 0, (), ("a", "b"), query=1)
-    trained = FakeTrace(attn("decoder.layers.0.self_attn", 2, 2, [[[[1.0, 0.0], [0.5, 0.5]]] * 2]))
+    trained = fake.trace(attn("decoder.layers.0.self_attn", 2, 2, [[[[1.0, 0.0], [0.5, 0.5]]] * 2]), arch="decoder")
     sat = view.saturation(trained, unscaled, "decoder.self_attn", 0, 0)
     np.testing.assert_array_equal(sat.weights, [[0.5, 0.5], [0.25, 0.75]])
     assert sat.entropy[0] == pytest.approx(1.0) and sat.peak == (0.5, 0.75)
@@ -100,10 +100,10 @@ def test_a_long_text_shows_a_window_around_the_chosen_query(n_q, n_k, query, cau
 
 
 def test_the_window_holds_the_traces_values_and_says_the_weight_left_out():
-    from tests.viz.fake import softmax_rows
     n, head = 200, 1
-    pattern = softmax_rows((1, 2, n, n), causal=True)
-    t = FakeTrace({"decoder.layers.0.resid_pre": np.zeros((1, n, 4)), **attn("decoder.layers.0.self_attn", n, n, pattern)})
+    pattern = fake.softmax_rows((1, 2, n, n), causal=True)
+    t = fake.trace({"decoder.layers.0.resid_pre": np.zeros((1, n, 4)), **attn("decoder.layers.0.self_attn", n, n, pattern)},
+                   arch="decoder")
     labels = tuple(f"{i}·w" for i in range(n))
     hs = view.head_steps(t, WEIGHTS, CFG, "decoder.self_attn", 0, head, (), labels, query=150)
     assert (hs.queries, hs.keys, hs.query) == (slice(118, 182), slice(118, 182), 32)

@@ -4,27 +4,18 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from tests.viz import fake
 from viz_app.views.tokens import (K_CHOICES, LABEL_CHAR, LABEL_LINE, label_boxes, nearest, neighbour_map, pca_2d,
                                   row_norms, scaling, shown_sides, spread_labels, token_table)
-
-
-class FakeTrace:
-    def __init__(self, embeds):
-        self.embeds = embeds
-
-    def embed(self, side):
-        return self.embeds[side]
 
 
 def fake_run(tok, pos=None, factor=2.0, src_ids=(5, 6, 5), side="src"):
     """A run whose `side` has the rows `tok` [n, d] (batch of one), scaled by `factor`."""
     tok = np.asarray(tok, dtype=np.float32)[None]
-    emb = SimpleNamespace(tok=tok, scaled=tok * factor, pos=None if pos is None else np.asarray(pos, np.float32)[None],
-                          out=None)
+    values = fake.named(f"{side}_embed", tok=tok, scaled=tok * factor,
+                        pos=None if pos is None else np.asarray(pos, np.float32)[None])
     labels = tuple(f"{i}·t{j}" for i, j in enumerate(src_ids))
-    other = "tgt" if side == "src" else "src"
-    return SimpleNamespace(trace=FakeTrace({side: emb}), **{f"{side}_ids": tuple(src_ids), f"{side}_labels": labels,
-                                                          f"{other}_ids": (), f"{other}_labels": ()})
+    return fake.run(values, arch="encoder" if side == "src" else "decoder", **{side: labels, f"{side}_ids": src_ids})
 
 
 def axes_of(fit):
