@@ -8,7 +8,6 @@ is hundreds of MiB), so no visitor can grow the server without limit (tests/app/
 """
 from __future__ import annotations
 
-import math
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,18 +16,17 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core_model import checkpoints, decoding
+from core_model import checkpoints, decoding, heads, lens
 from core_model.importers import bert
 from core_model.training import tasks
 from core_model.attribution import Gradients, attribute, explained_token
 from core_model.generation import Generation, read_generation
-from core_model.nn.positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate, sinusoidal_table
-from core_model.nn.attention import attention
-from core_model.nn.masks import apply_mask, causal_mask, masked_softmax
+from core_model.nn import position_signal
+from core_model.nn.positional import sinusoidal_table
 from core_model.messages import CodedError
-from core_model.training.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch
-from core_model.trace import Trace, recording, run_with_trace
-from core_model.training.train import cooldown_steps, encode_pairs, learning_rate  # noqa: F401 (cooldown_steps: for the page)
+from core_model.training.tasks import LABEL_SMOOTHING, TASKS, Task, corpus, make_batch, token_losses
+from core_model.trace import Trace, run_with_trace
+from core_model.training.train import cooldown_steps, encode_pairs  # noqa: F401 (cooldown_steps: for the page)
 from core_model.training.snapshots import Snapshots, read_snapshots
 from core_model.training.train_log import TrainLog, read_log
 
@@ -327,28 +325,9 @@ def token_pieces(name: str, side: str, ids: tuple[int, ...]) -> tuple[tuple[str,
 
 @st.cache_data(max_entries=16, max_size="32MB", show_spinner=False)
 def model_positions(name: str, n: int) -> dict:
-    """The model's own position information over its first n positions (at most max_len), by kind.
-
-    sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, d_head/2],
-    "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
-    alibi: {"bias": [h, n, n], "slopes": [h]}; none: {}.
-    """
+    """core_model.nn.position_signal.own_positions of the model `name`: its own position numbers, by kind."""
     loaded = load_model(name)
-    cfg = loaded.config
-    positions = torch.arange(min(n, cfg.max_len))
-    with torch.no_grad():
-        if cfg.positional in ("sinusoidal", "learned"):
-            return {side: getattr(loaded.model, f"{side}_embed").pos(positions).numpy() for side in cfg.sides}
-        if cfg.positional == "rope":
-            q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
-            rq = rope_rotate(q.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]  # [n, d_head]
-            rk = rope_rotate(k.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]
-            return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
-                    "offset": (rq @ rk.T).numpy()}  # [n, n]
-        if cfg.positional == "alibi":
-            return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy(),  # [h, n, n]
-                    "slopes": alibi_slopes(cfg.n_heads).numpy()}  # [h]
-    return {}
+    return position_signal.own_positions(loaded.model, loaded.config, n)
 
 
 @st.cache_data(max_entries=16, max_size="32MB", show_spinner=False)
@@ -365,10 +344,7 @@ def sentence_embedding(name: str, text: str) -> np.ndarray:
 
     The last encoder layer's output of `run(name, text)`, averaged over its tokens (none is padding) and normalized.
     """
-    loaded = load_model(name)
-    trace = run(name, text).trace
-    last = torch.tensor(trace.layer_output("encoder", loaded.config.n_encoder_layers - 1))  # [1, n, d_model], a copy
-    return bert.sentence_embedding(last, torch.ones(last.shape[:2], dtype=torch.bool)).numpy()[0]  # [d_model]
+    return bert.traced_sentence_embedding(run(name, text).trace, load_model(name).config.n_encoder_layers)
 
 
 def parameter_counts(name: str) -> dict[str, int]:
@@ -393,72 +369,25 @@ class Lens:
 
 @st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
 def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Lens:
-    """Each decoder layer's output through the final norm (pre-norm stacks) and the output layer."""
-    loaded = load_model(name)
-    model, cfg = loaded.model, loaded.config
-    if not cfg.has_decoder:
-        raise ValueError("an encoder-only model has no output layer to read a prediction from.")
-    trace = run(name, src_text, tgt_text, scale, pad_mask).trace
-    hidden = torch.from_numpy(np.stack([trace.layer_output("decoder", i)[0]
-                                        for i in range(cfg.n_decoder_layers)]))  # [layers, t, d_model]
-    with torch.no_grad():
-        if model.decoder.final_norm is not None:  # a pre-norm stack's output is only read through it
-            hidden = model.decoder.final_norm(hidden)
-        probs = torch.softmax(model.generator(hidden), dim=-1).numpy()  # [layers, t, vocab]
-    final_ids = trace["logits"][0].argmax(-1)  # [t]
-    top_ids = np.argsort(-probs, axis=-1, kind="stable")[..., :LENS_TOP]  # [layers, t, k]
+    """core_model.lens.logit_lens of the run: each decoder layer's prediction, with its tokens' pieces."""
+    loaded = load_model(name)  # an encoder-only model: ValueError, it has no output layer to read
+    read = lens.logit_lens(loaded.model, run(name, src_text, tgt_text, scale, pad_mask).trace, LENS_TOP)
     tokenizer = loaded.tokenizers["tgt"]
 
     def pieces(ids):  # as in token_labels, without the positions
         return tuple(show_piece(p) for p in tokenizer.display_pieces(list(ids)))
 
-    return Lens(np.take_along_axis(probs, final_ids[None, :, None], -1)[..., 0],
-                top_ids, np.take_along_axis(probs, top_ids, -1),
-                tuple(tuple(pieces(pos) for pos in layer) for layer in top_ids), final_ids)
+    return Lens(read.probs_of_final, read.top_ids, read.top_probs,
+                tuple(tuple(pieces(pos) for pos in layer) for layer in read.top_ids), read.final_ids)
 
 
-# ----- self-attention step by step and the worked example: a head's weights, a hand-set head ------
-
-def head_weights(block: torch.nn.Module, head: int) -> dict[str, np.ndarray]:
-    """W_Q, W_K, W_V of one head as [d_model, d_head] (so Q = X W_Q + b_Q), their biases, and W_O, b_O.
-
-    A model without biases gets zero biases, so the formulas hold as written.
-    """
-    d_head = block.d_head
-    rows = slice(head * d_head, (head + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
-    out = {}
-    for name, linear in (("q", block.q_proj), ("k", block.k_proj), ("v", block.v_proj)):
-        out[f"w_{name}"] = linear.weight.detach()[rows].T.numpy().copy()  # [d_model, d_head]; never a view of the model
-        bias = torch.zeros(block.n_heads * d_head) if linear.bias is None else linear.bias.detach()
-        out[f"b_{name}"] = bias[rows].numpy().copy()
-    out["w_o"] = block.out_proj.weight.detach().T.numpy().copy()  # [h·d_head, d_model]
-    b_o = block.out_proj.bias
-    out["b_o"] = np.zeros(out["w_o"].shape[1], np.float32) if b_o is None else b_o.detach().numpy().copy()
-    return out
-
+# ----- self-attention step by step: a head's weights -----------------------------------------
 
 @st.cache_data(max_entries=32, max_size="16MB", show_spinner=False)
 def block_weights(name: str, block: str, layer: int, head: int) -> dict[str, np.ndarray]:
-    """head_weights of one head of `block` ('stack.kind') at `layer` of the model `name`."""
+    """core_model.heads.head_weights of one head of `block` ('stack.kind') at `layer` of the model `name`."""
     stack, kind = block.split(".")
-    return head_weights(load_model(name).model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
-
-
-def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
-    """Q, K, V, the mask and every attention stage of a hand-set example, through core_model's attention()."""
-    def tensor(a):
-        return torch.as_tensor(np.asarray(a, dtype=np.float64))
-
-    x = tensor(x)
-    q, k, v = x @ tensor(w_q), x @ tensor(w_k), x @ tensor(w_v)  # [n, d_k]
-    n = x.shape[0]
-    mask = causal_mask(n) if causal else None  # [1, 1, n, n]
-    with torch.no_grad(), recording() as values:
-        attention(q[None, None], k[None, None], v[None, None], mask=mask)  # as one head of a batch of one
-    stages = {"q": q.numpy(), "k": k.numpy(), "v": v.numpy(),
-              "mask": np.ones((n, n)) if mask is None else mask[0, 0].numpy().astype(np.float64)}
-    stages.update({name: values[name][0, 0] for name in ("scores", "scores_scaled", "scores_masked", "pattern", "z")})
-    return stages
+    return heads.head_weights(load_model(name).model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
 
 
 # ----- training page ------------------------------------------------------------------------
@@ -484,11 +413,6 @@ def training_snapshots(name: str) -> Snapshots | None:
     return read_snapshots(model_folder(name))
 
 
-def lr_schedule(d_model: int, warmup: int, factor: float, steps: int, cooldown: float = 0.0) -> np.ndarray:
-    """core_model.training.train.learning_rate for steps 1 … steps: the schedule training follows."""
-    return np.array([learning_rate(step, d_model, warmup, factor, steps, cooldown) for step in range(1, steps + 1)])
-
-
 @dataclass(frozen=True)
 class TeacherBatch:
     src: np.ndarray | None  # [b, s] ids
@@ -506,15 +430,12 @@ def teacher_batch(name: str) -> TeacherBatch:
     cfg = loaded.config
     pairs = corpus(task, 0, 16 * TEACHER_PAIRS)["train"]
     batch = make_batch(encode_pairs(pairs, loaded.tokenizers, cfg.max_len)[:TEACHER_PAIRS], cfg)
-    with torch.no_grad():
-        logits = loaded.model(batch["src"], batch["tgt_in"])
-        loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), batch["tgt_out"].flatten(), reduction="none",
-                                                 ignore_index=cfg.pad_id, label_smoothing=LABEL_SMOOTHING)
+    loss = token_losses(loaded.model, batch, LABEL_SMOOTHING)  # [b, t], eval mode: no dropout
     sides = {"src": ("src", batch["src"]), "tgt_in": ("tgt", batch["tgt_in"]), "tgt_out": ("tgt", batch["tgt_out"])}
     pieces = {key: [[show_piece(p) for p in loaded.tokenizers[side].display_pieces(row.tolist())] for row in ids]
               for key, (side, ids) in sides.items() if ids is not None}
     return TeacherBatch(None if batch["src"] is None else batch["src"].numpy(), batch["tgt_in"].numpy(),
-                        batch["tgt_out"].numpy(), loss.view(batch["tgt_out"].shape).numpy().astype(np.float64), pieces)
+                        batch["tgt_out"].numpy(), loss.numpy().astype(np.float64), pieces)
 
 
 # ----- positional page: every encoding on one sentence (place/encodings.py, views/encodings.py) -----
@@ -534,7 +455,7 @@ class EncodingRun:
     labels: tuple[str, ...]  # [n] the tokens the model reads, with their positions
     causal: bool  # layer 0 is a decoder's: a query sees no later key
     pattern: np.ndarray  # [h, n, n] layer 0's self-attention weights on the sentence (the trace's)
-    scores: np.ndarray  # [h, n, n] layer 0's scores from position alone, before the mask (see position_scores)
+    scores: np.ndarray  # [h, n, n] layer 0's scores from position alone, before the mask (position_signal)
     alone: np.ndarray  # [h, n, n] their softmax, under the causal mask if `causal`: the attention of position alone
     pos: np.ndarray | None = None  # sinusoidal, learned: [n, d_model] the vectors added to the tokens (the trace's)
     angles: np.ndarray | None = None  # rope: [n, d_head/2] the angle each pair is turned by at each position
@@ -551,69 +472,22 @@ def encoding_ids(loaded: checkpoints.Loaded, text: str) -> tuple[tuple[int, ...]
     return src, (cfg.bos_id,) if cfg.has_decoder else ()
 
 
-def position_input(model, cfg, n: int) -> torch.Tensor:
-    """What layer 0's self-attention reads at positions 0 … n-1 when every token vector is zero: the position
-    vectors (+ token type 0's vector, which BERT adds to every token), through the embedding's norm (BERT's)
-    and, in a pre-norm layer, through norm1: [n, d_model]."""
-    embed = model.src_embed if cfg.has_encoder else model.tgt_embed
-    x = embed.pos(torch.arange(n))  # [n, d_model]
-    if embed.token_type is not None:
-        x = x + embed.token_type.weight[0]
-    if embed.norm is not None:
-        x = embed.norm(x)
-    layer = (model.encoder if cfg.has_encoder else model.decoder).layers[0]
-    return layer.norm1(x) if layer.pre_norm else x
-
-
-def layer0_input(cfg) -> str:
-    """The leaf of layer 0 its self-attention reads: norm1 in a pre-norm layer, else what enters the layer."""
-    return "norm1" if cfg.norm_placement == "pre" else "resid_pre"
-
-
-def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[torch.Tensor, dict]:
-    """Layer 0's scores [h, n, n] from position alone, before the mask, and the fields of what they are made of.
-
-    sinusoidal, learned: (P W_Q + b_Q)(P W_K + b_K)ᵀ / √d_head of the position vectors alone (position_input);
-    rope: the sentence's mean query and mean key (before rope_rotate), each turned for every position, / √d_head;
-    alibi: the bias itself (no query or key carries position).
-    """
-    attn, n = getattr(model, stack).layers[0].self_attn, trace.attn(stack, 0).pattern.shape[-1]
-    positions = torch.arange(n)
-    if cfg.positional == "alibi":
-        return alibi_bias(cfg.n_heads, positions, positions)[0], dict(slopes=alibi_slopes(cfg.n_heads).numpy())
-    if cfg.positional in ("sinusoidal", "learned"):
-        x = position_input(model, cfg, n)[None]  # [1, n, d_model]
-        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x))  # [1, h, n, d_head] each
-        fields = dict(pos=trace[f"{side}_embed.pos"][0])
-    elif cfg.positional == "rope":
-        x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
-        mean_q, mean_k = (attn.split(proj(x)).mean(2, keepdim=True) for proj in (attn.q_proj, attn.k_proj))
-        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base) for m in (mean_q, mean_k))
-        fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
-    else:
-        raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
-    return (q @ k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
-
-
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
 def encoding_run(name: str, text: str) -> EncodingRun:
     """Trace model `name` on the first ENCODING_TOKENS tokens of `text`, keep its layer 0's self-attention, and
-    give what its heads would do from position alone (position_scores, softmax under the model's own mask)."""
+    give what its heads would do from position alone (core_model.nn.position_signal.position_attention)."""
     loaded = load_model(name)
     model, cfg = loaded.model, loaded.config
     src, tgt = encoding_ids(loaded, text)
     side, stack = ("src", "encoder") if cfg.has_encoder else ("tgt", "decoder")
     pattern = f"{stack}.layers.0.self_attn.pattern"  # recorded after the two others: the model stops there
     _, trace = run_with_trace(model, list(src) or None, list(tgt) or None, stop_after=pattern,
-                              names=[f"{side}_embed.pos", f"{stack}.layers.0.{layer0_input(cfg)}", pattern])
+                              names=[f"{side}_embed.pos", f"{stack}.layers.0.{position_signal.layer0_input(cfg)}", pattern])
     ids = src if cfg.has_encoder else tgt
     causal = cfg.architecture == "decoder"
-    with torch.no_grad():
-        scores, fields = position_scores(model, cfg, trace, side, stack)
-        mask = causal_mask(len(ids)) if causal else None  # [1, 1, n, n]
-        alone = masked_softmax(apply_mask(scores[None], mask), mask)[0]  # [h, n, n]
+    scores, alone, fields = position_signal.position_attention(model, cfg, trace, side, stack, causal)
     return EncodingRun(name, cfg.positional, token_labels(loaded.tokenizers[side], ids), causal,
-                       trace.attn(stack, 0).pattern[0], scores.numpy(), alone.numpy(), **fields)
+                       trace.attn(stack, 0).pattern[0], scores, alone, **fields)
 
 
 # ----- explorer: queries and keys of a corpus (views/qk_space.py) -----------------------------
