@@ -34,7 +34,7 @@ from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
 from .views.blocks import SIDES  # which side feeds a block's queries and its keys
 from .views.tokens import nearest
-from .text import clean, piece, show_piece, token_labels, visible
+from .text import piece, prepare, show_piece, token_labels
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
@@ -62,44 +62,6 @@ def model_folder(name: str) -> Path:
 def load_model(name: str) -> checkpoints.Loaded:
     """Load once per server; shared read-only by every session."""
     return checkpoints.load(model_folder(name))
-
-
-@dataclass(frozen=True)
-class Prepared:
-    """Text made ready for a tokenizer: the ids, and what the page should tell the user."""
-    ids: tuple[int, ...]
-    notices: tuple[tuple[str, dict], ...]  # (i18n key, fields)
-
-
-def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
-    """Words the tokenizer has no piece for: it fell back to bytes, <unk>, or one letter at a time."""
-    pieces_of: dict[int, list[tuple[int, str]]] = {}
-    for w, i in zip(tokenizer.word_ids(list(ids)), ids):
-        if 0 <= w < len(words):
-            pieces_of.setdefault(w, []).append((i, tokenizer.id_to_piece(i).lstrip("▁")))
-    return sorted({words[w] for w, pieces in pieces_of.items()
-                   if any(i == tokenizer.unk_id or p.startswith("<0x") for i, p in pieces)
-                   or (len(pieces) > 1 and all(len(p) <= 1 for _, p in pieces))})
-
-
-def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
-    """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words.
-
-    The text is framed as its tokenizer says (tokenizer.frame: BERT's [CLS] … [SEP], BART's <s> … </s>, Marian's
-    … </s>), within max_tokens.
-    """
-    text, notices = clean(text)
-    frame = len(tokenizer.frame([]))
-    ids = tokenizer.encode(text)
-    if len(ids) + frame > max_tokens:
-        notices.append(("input.truncated", {"n": len(ids) + frame, "keep": max_tokens}))
-        ids = ids[:max_tokens - frame]
-    unknown = unfamiliar_words(tokenizer, ids, text.split())
-    if unknown:
-        notices.append(("input.unknown", {"words": ", ".join(visible(w) for w in unknown[:20])}))
-    if frame and ids:
-        ids = tokenizer.frame(ids)
-    return Prepared(tuple(ids), tuple(notices))
 
 
 def readable(cfg) -> int:
