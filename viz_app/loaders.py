@@ -8,7 +8,6 @@ is hundreds of MiB), so no visitor can grow the server without limit (tests/app/
 """
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from core_model.training.train import cooldown_steps, encode_pairs  # noqa: F401
 from core_model.training.snapshots import Snapshots, read_snapshots
 from core_model.training.train_log import TrainLog, read_log
 
+from . import own_model
 from .batch import Batch, SentenceError, batch_masks, final_output, pad_rows
 from .shared_cache import shared_cache
 from .views.blocks import SIDES  # which side feeds a block's queries and its keys
@@ -38,10 +38,6 @@ from .text import piece, prepare, show_piece, token_labels
 
 MODELS_DIR = Path(__file__).resolve().parent.parent / "assets" / "models"
 DEFAULT_MODEL = "translate-en-fr"
-# A user's own model is named "own-" + the hash of its files and kept in OWN_DIR under that name
-# (viz_app/own_model.py), so its cached model and traces serve only sessions that brought the same files.
-OWN_PREFIX = "own-"
-OWN_DIR = Path(tempfile.gettempdir()) / "attention-viz-own-models"
 
 
 def available_models() -> list[str]:
@@ -52,10 +48,10 @@ def available_models() -> list[str]:
 
 
 def model_folder(name: str) -> Path:
-    """Where the model `name` is: a shipped folder, the installed MiniLM, or a user's own under OWN_DIR."""
+    """Where the model `name` is: a shipped folder, the installed MiniLM, or a user's own (own_model keeps those)."""
     if name == bert.MINILM:
         return bert.minilm_path() or MODELS_DIR / name
-    return (OWN_DIR if name.startswith(OWN_PREFIX) else MODELS_DIR) / name
+    return own_model.folder_of(name) if own_model.is_own(name) else MODELS_DIR / name
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
