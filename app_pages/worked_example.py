@@ -3,8 +3,9 @@ from functools import partial
 
 import streamlit as st
 
+from core_model.heads import worked_attention
 from viz_app.classroom import Latex
-from viz_app import classroom, loaders, page, state
+from viz_app import classroom, page, state
 from viz_app.export import to_csv
 from viz_app.figures import steps as figs
 from viz_app.i18n import t
@@ -40,7 +41,7 @@ for name, table in grids.items():
     if clamped:
         st.warning(t("worked_example.clamped", grid=name, n=clamped, limit=view.LIMIT))
 labels = view.worked_labels(grids["X"]["token"])
-stages = loaders.worked_attention(values["X"], values["W_Q"], values["W_K"], values["W_V"], causal)
+stages = worked_attention(values["X"], values["W_Q"], values["W_K"], values["W_V"], causal)
 
 st.subheader(t("worked_example.results"))
 for row in view.cells(stages, labels):

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from viz_app.text import prepare, token_labels
+
 from .core import load
 
 MODEL = "translate-en-fr"
@@ -33,8 +35,6 @@ class Session:
 
 def expected_labels(sentences: list[str]) -> dict[str, list[str]]:
     """The source-token labels ("3·car") each sentence must show, made as the app makes them."""
-    from viz_app.loaders import prepare, token_labels  # imports streamlit: only when measuring
-
     loaded = load(MODEL)
     tok = loaded.tokenizers["src"]
     return {s: list(token_labels(tok, prepare(tok, s, loaded.config.max_len - 1).ids)) for s in sentences}

@@ -63,6 +63,14 @@ def final_output(trace: Trace, cfg) -> np.ndarray:
     return trace["encoder.final_norm"] if "encoder.final_norm" in trace else trace.layer_output("encoder", last)
 
 
+def invariance(batched: Trace, alone: list[Trace], cfg) -> tuple[float, ...]:
+    """Per sentence: max |batched − alone| of the model's output on its own tokens, between the batch's trace and
+    the sentence's own (its run's). Padding that leaks into real tokens shows here as more than rounding."""
+    out = final_output(batched, cfg)
+    return tuple(float(np.abs(out[i, :one.shape[1]] - one[0]).max())
+                 for i, one in enumerate(final_output(trace, cfg) for trace in alone))
+
+
 def batch_masks(cfg, src, tgt, pad_mask: bool, lengths: dict) -> dict:
     """The masks of each attention block for ids src [b, s] and tgt [b, t] (each sentence's own tokens counted in
     `lengths`), as [b, q, k] numpy booleans. The padding mask is all True when the run switched it off, and for a

@@ -1,10 +1,11 @@
 """Your own model: a zipped checkpoint folder uploaded, or a checkpoint folder on the server's disk.
 
 core_model.checkpoints unpacks the zip (or copies the folder) with every check, core_model.checkpoints.probe tries
-it in a child process held to a time and a memory limit; the files then go into loaders.OWN_DIR under
-a name made of their content hash, and load like a shipped model. The folder box is there only when
-whoever runs the server names one folder that visitors may read models from (ROOT_SETTING), and
-no path outside it is read, or said to exist.
+it in a child process held to a time and a memory limit; the files then go into OWN_DIR under a name made
+of their content hash (OWN_PREFIX and the hash), and load like a shipped model: viz_app.loaders asks this
+module where they are (folder_of), and the sidebar hands it the loader that caches them (load_model), so
+this module never imports the loaders back. The folder box is there only when whoever runs the server names
+one folder that visitors may read models from (ROOT_SETTING), and no path outside it is read, or said to exist.
 Each session lists its own models in its session state, so another session is offered one only
 if it brings the very same files (and then shares the cached model, which is the same).
 """
@@ -27,7 +28,6 @@ from core_model import checkpoints
 from core_model.checkpoints import probe
 from core_model.messages import CodedError
 
-from . import loaders
 from .errors import message
 from .i18n import t
 from .text import literal
@@ -37,10 +37,23 @@ MESSAGE = "own_message"  # session state: (kind, i18n key, fields) of the last a
 FOLDER = "own_folder"  # the folder-path text input
 UPLOADS = "own_uploads"  # zips handled so far; a new uploader key after each empties the widget
 MAX_UPLOAD_MB = checkpoints.MAX_ZIP_BYTES // 2**20
-MAX_FOLDERS = 8  # own models kept on disk, as many as loaders.load_model keeps in memory
+MAX_FOLDERS = 8  # own models kept on disk, as many as viz_app.loaders.load_model keeps in memory
 STALE_SECONDS = 3600  # an unpacking folder this old was left by a server that stopped midway
 ROOT_SETTING = "ATTENTION_VIZ_MODEL_ROOT"  # environment variable: the one folder the folder box may read from
 LOG = logging.getLogger(__name__)
+# Named by their content, so an own model's cached model and traces serve only sessions that brought the same files.
+OWN_PREFIX = "own-"
+OWN_DIR = Path(tempfile.gettempdir()) / "attention-viz-own-models"
+
+
+def is_own(name: str) -> bool:
+    """A model someone brought (named by content_name), not a shipped one."""
+    return name.startswith(OWN_PREFIX)
+
+
+def folder_of(name: str) -> Path:
+    """Where the own model `name` is kept."""
+    return OWN_DIR / name
 
 
 def folder_root() -> Path | None:
@@ -80,36 +93,37 @@ def content_name(folder: Path) -> str:
         with open(f, "rb") as fh:
             while chunk := fh.read(2**20):
                 digest.update(chunk)
-    return loaders.OWN_PREFIX + digest.hexdigest()[:24]
+    return OWN_PREFIX + digest.hexdigest()[:24]
 
 
-def bring_in(fill, source: str, private: tuple[Path, ...] = ()) -> str:
+def bring_in(fill, source: str, load, private: tuple[Path, ...] = ()) -> str:
     """Let fill(folder) write a checkpoint into a new folder, try it in a bounded child process
-    (core_model.checkpoints.probe), name it by content and load it; return the name.
+    (core_model.checkpoints.probe), name it by content and load it with load(name) (the cached loader, so
+    the first page that reads it finds it loaded); return the name.
 
     Raises CheckpointError (naming `source`, never a folder of the server: the temporary ones, nor those
     in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong.
     """
-    loaders.OWN_DIR.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=loaders.OWN_DIR))
+    OWN_DIR.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=OWN_DIR))
     target = made = None
     try:
         fill(staging)
         probe.check(staging)
         name = content_name(staging)
-        target = loaders.model_folder(name)
+        target = folder_of(name)
         try:
             os.replace(staging, target)
             made = target
         except OSError:  # a folder of that name holds the very same files: brought before, or just now by another session
             if not target.is_dir():
                 raise
-        loaders.load_model(name)
+        load(name)
     except BaseException as e:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
         if isinstance(e, checkpoints.CheckpointError):
-            hidden = [str(f) for f in (staging, target, loaders.OWN_DIR, *private) if f is not None]
+            hidden = [str(f) for f in (staging, target, OWN_DIR, *private) if f is not None]
             fields = {k: reworded(v, hidden, source) if isinstance(v, str) else v for k, v in e.fields.items()}
             raise checkpoints.CheckpointError(reworded(str(e), hidden, source), e.kind, e.code, fields) from None
         raise
@@ -135,18 +149,18 @@ def prune() -> None:
         except OSError:
             return 0.0
 
-    folders = sorted(loaders.OWN_DIR.iterdir(), key=age)
-    own = [p for p in folders if p.name.startswith(loaders.OWN_PREFIX)]
+    folders = sorted(OWN_DIR.iterdir(), key=age)
+    own = [p for p in folders if is_own(p.name)]
     stale = [p for p in folders if p.name.startswith(".incoming-") and age(p) > STALE_SECONDS]
     for p in own[MAX_FOLDERS:] + stale:
         shutil.rmtree(p, ignore_errors=True)
 
 
-def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
-    """Bring a model in and select it; if that fails, for any reason, say why in one short message in the
-    user's language and leave everything else as it was."""
+def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> None:
+    """Bring a model in (loaded with load(name)) and select it; if that fails, for any reason, say why in one
+    short message in the user's language and leave everything else as it was."""
     try:
-        name = bring_in(fill, source, private)
+        name = bring_in(fill, source, load, private)
     except checkpoints.CheckpointError as e:
         reason = {"message": str(e), "code": e.code, "fields": e.fields}  # worded when shown, in the language then
         st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": reason})
@@ -162,17 +176,17 @@ def add(fill, source: str, title: str, private: tuple[Path, ...] = ()) -> None:
     st.session_state[MESSAGE] = ("success", "own.loaded", {"source": source})
 
 
-def add_zip(data: bytes, filename: str) -> None:
-    add(partial(checkpoints.extract_zip, data), filename, Path(filename).stem or filename)
+def add_zip(data: bytes, filename: str, load) -> None:
+    add(partial(checkpoints.extract_zip, data), filename, Path(filename).stem or filename, load)
 
 
-def add_folder(typed: str) -> None:
+def add_folder(typed: str, load) -> None:
     root = folder_root()
     folder = inside(root, typed) if root is not None else None
     if folder is None:  # the same words whether or not such a path exists
         st.session_state[MESSAGE] = ("error", "own.outside", {"source": typed})
         return
-    add(partial(checkpoints.copy_folder, folder), typed, folder.name or typed, (folder,))
+    add(partial(checkpoints.copy_folder, folder), typed, folder.name or typed, load, (folder,))
 
 
 def forget(upload) -> None:
@@ -182,30 +196,33 @@ def forget(upload) -> None:
         ctx.uploaded_file_mgr.remove_file(session_id=ctx.session_id, file_id=upload.file_id)
 
 
-def on_upload(key: str) -> None:
+def on_upload(key: str, load) -> None:
     upload = st.session_state.get(key)
     if upload is not None:
         data, name = upload.getvalue(), upload.name
         forget(upload)
         st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1  # a new, empty uploader for the next zip
-        add_zip(data, name)
+        add_zip(data, name, load)
 
 
-def on_folder() -> None:
+def on_folder(load) -> None:
     path = st.session_state.get(FOLDER, "").strip()
     if path:
-        add_folder(path)
+        add_folder(path, load)
 
 
-def render(sb) -> None:
-    """The sidebar's 'Your own model' expander: a zip to upload, or the path of a folder on the server."""
+def render(sb, load) -> None:
+    """The sidebar's 'Your own model' expander: a zip to upload, or the path of a folder on the server.
+
+    load(name) loads a model brought in and keeps it (viz_app.loaders.load_model), called back by the widgets."""
     message = st.session_state.pop(MESSAGE, None)
     with sb.expander(t("own.title"), expanded=message is not None):
         key = f"own_upload_{st.session_state.get(UPLOADS, 0)}"
-        st.file_uploader(t("own.upload"), type=["zip"], key=key, on_change=on_upload, args=(key,),
+        st.file_uploader(t("own.upload"), type=["zip"], key=key, on_change=on_upload, args=(key, load),
                          help=t("own.upload.help", mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
         if folder_root() is not None:
-            st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, help=t("own.folder.help"), max_chars=1000)
+            st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, args=(load,), help=t("own.folder.help"),
+                          max_chars=1000)
         if message:
             show(*message)
 

@@ -37,7 +37,7 @@ def render():
         return None
     state.setting("model", models[0], ok=models.__contains__, say_stale=True)
     sb.selectbox(t("sidebar.model"), models, key="model", on_change=on_model_change, format_func=own_model.labels())
-    own_model.render(sb)
+    own_model.render(sb, loaders.load_model)  # a model brought in is loaded into the loaders' cache
     try:
         with st.spinner(t("spinner.model")):
             cfg = loaders.load_model(st.session_state["model"]).config

@@ -1,4 +1,5 @@
-"""Text in and out: cleaning typed text, token labels, and escaping for Markdown and plotly.
+"""Text in and out: cleaning typed text and making it ready for a tokenizer, token labels, and escaping for
+Markdown and plotly.
 
 Plain Python (no streamlit, plotly or torch): loaders, views, figures and pages all use it.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from dataclasses import dataclass
 
 
 def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
@@ -30,6 +32,44 @@ def visible(word: str, limit: int = 40) -> str:
     cut = word[:limit] + "…" if len(word) > limit else word
     shown = "".join(f"U+{ord(c):04X}" if ord(c) in INVISIBLE else c for c in cut)
     return "\u25cc" + shown if shown and unicodedata.combining(shown[0]) else shown
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Text made ready for a tokenizer: the ids, and what the page should tell the user."""
+    ids: tuple[int, ...]
+    notices: tuple[tuple[str, dict], ...]  # (i18n key, fields)
+
+
+def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
+    """Words the tokenizer has no piece for: it fell back to bytes, <unk>, or one letter at a time."""
+    pieces_of: dict[int, list[tuple[int, str]]] = {}
+    for w, i in zip(tokenizer.word_ids(list(ids)), ids):
+        if 0 <= w < len(words):
+            pieces_of.setdefault(w, []).append((i, tokenizer.id_to_piece(i).lstrip("▁")))
+    return sorted({words[w] for w, pieces in pieces_of.items()
+                   if any(i == tokenizer.unk_id or p.startswith("<0x") for i, p in pieces)
+                   or (len(pieces) > 1 and all(len(p) <= 1 for _, p in pieces))})
+
+
+def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
+    """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words.
+
+    The text is framed as its tokenizer says (tokenizer.frame: BERT's [CLS] … [SEP], BART's <s> … </s>, Marian's
+    … </s>), within max_tokens.
+    """
+    text, notices = clean(text)
+    frame = len(tokenizer.frame([]))
+    ids = tokenizer.encode(text)
+    if len(ids) + frame > max_tokens:
+        notices.append(("input.truncated", {"n": len(ids) + frame, "keep": max_tokens}))
+        ids = ids[:max_tokens - frame]
+    unknown = unfamiliar_words(tokenizer, ids, text.split())
+    if unknown:
+        notices.append(("input.unknown", {"words": ", ".join(visible(w) for w in unknown[:20])}))
+    if frame and ids:
+        ids = tokenizer.frame(ids)
+    return Prepared(tuple(ids), tuple(notices))
 
 
 def shortened(sentence: str, limit: int = 80) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from ..checkpoints import hub
@@ -105,3 +106,10 @@ def sentence_embedding(hidden: torch.Tensor, keep: torch.Tensor) -> torch.Tensor
     keep = keep.to(hidden.dtype)[..., None]  # [b, n, 1]
     mean = (hidden * keep).sum(1) / keep.sum(1).clamp(min=1e-9)  # [b, d]
     return torch.nn.functional.normalize(mean, dim=-1)
+
+
+def traced_sentence_embedding(trace, n_layers: int) -> np.ndarray:
+    """sentence_embedding of a traced run of one sentence (no padding): the last encoder layer's output, averaged
+    over its tokens and normalized: [d_model]."""
+    last = torch.tensor(trace.layer_output("encoder", n_layers - 1))  # [1, n, d_model], a copy (the trace's is read-only)
+    return sentence_embedding(last, torch.ones(last.shape[:2], dtype=torch.bool)).numpy()[0]  # [d_model]

@@ -108,3 +108,14 @@ def loss_fn(model: Transformer, batch: dict, smoothing: float) -> tuple[torch.Te
     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(),
                                              ignore_index=model.cfg.pad_id, label_smoothing=smoothing)
     return loss, int((target != model.cfg.pad_id).sum())
+
+
+@torch.no_grad()
+def token_losses(model: Transformer, batch: dict, smoothing: float) -> torch.Tensor:
+    """Each target token's cross-entropy [b, t] under label smoothing `smoothing` (0 at padding), as loss_fn
+    takes their mean."""
+    logits = model(batch["src"], batch["tgt_in"])  # [b, t, vocab]
+    target = batch["tgt_out"]
+    loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(), reduction="none",
+                                             ignore_index=model.cfg.pad_id, label_smoothing=smoothing)
+    return loss.view(target.shape)

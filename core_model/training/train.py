@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_safetensors
@@ -72,6 +73,11 @@ def learning_rate(step: int, d_model: int, warmup: int, factor: float, steps: in
     lr = factor * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
     decay = cooldown_steps(steps, cooldown)
     return lr * min(1.0, (steps - step + 1) / (decay + 1)) if decay else lr
+
+
+def learning_rates(d_model: int, warmup: int, factor: float, steps: int, cooldown: float = 0.0) -> np.ndarray:
+    """learning_rate for steps 1 … steps: the schedule a run of `steps` follows, [steps]."""
+    return np.array([learning_rate(step, d_model, warmup, factor, steps, cooldown) for step in range(1, steps + 1)])
 
 
 def optimizer_files(optimizer: torch.optim.Optimizer, state: dict) -> dict[str, bytes]:

@@ -156,10 +156,10 @@ def upload_zip(file_name: str, data: bytes, src: str) -> AppTest:
 @pytest.fixture(scope="module")
 def own_models_here(tmp_path_factory):
     """Uploads go to the module's own folder for its whole run (a module may share an uploaded session)."""
-    from viz_app import loaders
+    from viz_app import own_model
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loaders, "OWN_DIR", tmp_path_factory.mktemp("own"))
+        patch.setattr(own_model, "OWN_DIR", tmp_path_factory.mktemp("own"))
         yield
 
 

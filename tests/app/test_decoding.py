@@ -12,7 +12,7 @@ import torch
 from core_model import ModelConfig, Transformer, checkpoints, decoding, run_with_trace
 from tests.app.conftest import APP, assert_clean, decode, named_chart, named_z, open_page
 from viz_app import loaders
-from viz_app.text import token_chips
+from viz_app.text import token_chips, token_labels
 from viz_app.i18n import decoding as strings
 
 MODEL = "translate-en-fr"
@@ -40,7 +40,7 @@ def forward_trace(decoded):
 
 def labels_of(decoded):
     final = decoded.steps[-1]
-    return loaders.token_labels(loaders.load_model(MODEL).tokenizers["tgt"], final.prefix + (final.chosen,))
+    return token_labels(loaders.load_model(MODEL).tokenizers["tgt"], final.prefix + (final.chosen,))
 
 
 def open_decoding(**state):
@@ -229,7 +229,7 @@ def test_decoding_applies_only_to_models_with_a_decoder():
 
 
 def test_an_encoder_only_model_is_told_why_there_is_no_decoding(other_models, monkeypatch):
-    monkeypatch.setattr(loaders, "MODELS_DIR", other_models)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", other_models)
     at = open_page("decoding", model="test-encoder-only", src="the red car")
     assert_clean(at)
     assert [i.value for i in at.info] == [strings.STRINGS["decoding.no_decoder"]["en"]]
@@ -237,7 +237,7 @@ def test_an_encoder_only_model_is_told_why_there_is_no_decoding(other_models, mo
 
 
 def test_a_decoder_only_model_has_no_cross_attention_and_attends_over_prompt_and_output(other_models, monkeypatch):
-    monkeypatch.setattr(loaders, "MODELS_DIR", other_models)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", other_models)
     at = open_page("decoding", model="test-decoder-only", src="the red car", **{"decoding.step": 2})
     assert_clean(at)
     assert strings.STRINGS["decoding.no_cross"]["en"] in [i.value for i in at.info]
@@ -269,7 +269,7 @@ def with_generation(tmp_path, monkeypatch):
         return name
 
     (tmp_path / MODEL).symlink_to(shipped)  # the reference decoding loads the shipped model itself
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)
     return write
 
 

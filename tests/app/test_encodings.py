@@ -56,7 +56,7 @@ def test_off_by_default_and_then_no_other_model_is_loaded(monkeypatch):
         asked.append(name)
         return load_model(name)
 
-    monkeypatch.setattr(loaders, "load_model", recording)
+    monkeypatch.setattr(loaders.models, "load_model", recording)
     at = open_page("positional")
     assert_clean(at)
     assert at.toggle(key="positional.encodings").value is False

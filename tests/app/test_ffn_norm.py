@@ -15,7 +15,7 @@ SRC = "the small girl does not see the red car"
 @pytest.fixture
 def other_models(tmp_path, monkeypatch):
     tiny_models(tmp_path, loaders.load_model(MODEL).tokenizers["src"])
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)
 
 
 def stream_names(cfg, stack, side):

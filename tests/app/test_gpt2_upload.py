@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from tests.app.conftest import assert_clean, draws, named_z, upload_zip, zipped
-from viz_app import loaders
+from viz_app import loaders, own_model
 from viz_app.registry import NAMES
 
 pytest.importorskip("transformers")  # a dev requirement: the tiny model is made by transformers itself
@@ -44,7 +44,7 @@ def test_the_zip_loads_and_the_overview_shows_transformers_continuation(gpt2_zip
     at = session
     at.switch_page("app_pages/overview.py").run()
     name = at.session_state["model"]
-    assert name.startswith(loaders.OWN_PREFIX)
+    assert name.startswith(own_model.OWN_PREFIX)
     cfg = loaders.load_model(name).config
     assert (cfg.architecture, cfg.activation, cfg.mask_padding) == ("decoder", "gelu_tanh", False)
     # transformers' own greedy continuation of <|endoftext|> + the sentence, by its own tokenizer

@@ -20,7 +20,7 @@ SENTENCE = "one two three four five"
 
 @pytest.fixture(autouse=True)
 def own_dir(monkeypatch, tmp_path):
-    monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")
+    monkeypatch.setattr(own_model, "OWN_DIR", tmp_path / "own")
     return tmp_path / "own"
 
 
@@ -166,7 +166,7 @@ def test_a_path_outside_the_opened_folder_is_never_read_nor_said_to_exist(root, 
     path = path.format(tmp=root)
     assert typed(at, path) == [text("own.outside", "en", source=path)]  # the same words, whether it exists or not
     assert at.session_state["model"] == "reverse"
-    assert not loaders.OWN_DIR.exists() or not list(loaders.OWN_DIR.iterdir())  # nothing was copied
+    assert not own_model.OWN_DIR.exists() or not list(own_model.OWN_DIR.iterdir())  # nothing was copied
 
 
 @pytest.mark.parametrize("path", ["~", "~root", "~nosuchuser", "$HOME"])

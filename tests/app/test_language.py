@@ -72,6 +72,6 @@ def test_a_model_that_cannot_be_loaded_is_said_in_chinese(monkeypatch):
         raise CheckpointError("the checkpoint folder /srv/m has no config.json.", code="file_missing",
                               fields={"folder": "/srv/m", "file": "config.json"})
 
-    monkeypatch.setattr(loaders, "load_model", broken)
+    monkeypatch.setattr(loaders.models, "load_model", broken)
     at = open_page("overview", lang="zh")
     assert [shown(e.value) for e in at.sidebar.error] == ["无法加载模型 translate-en-fr：检查点文件夹 /srv/m 中没有 config.json。"]

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from tests.app.conftest import draws, upload_zip, zipped
-from viz_app import loaders
+from viz_app import loaders, own_model
 from viz_app.registry import NAMES
 
 pytest.importorskip("transformers")  # a dev requirement: the tiny models are made by transformers itself
@@ -41,7 +41,7 @@ def test_the_zip_loads_as_an_encoder_decoder(upload, session):
     kind, _ = upload
     at = session
     name = at.session_state["model"]
-    assert name.startswith(loaders.OWN_PREFIX)
+    assert name.startswith(own_model.OWN_PREFIX)
     cfg = loaders.load_model(name).config
     assert cfg.architecture == "encoder-decoder"
     assert (cfg.positional, cfg.embed_norm) == (("sinusoidal", False) if kind == "marian" else ("learned", True))

@@ -36,7 +36,7 @@ def other_models(tmp_path, monkeypatch):
     """The shipped translator plus the two tiny models, as the app's model list."""
     tiny_models(tmp_path, loaders.load_model(MODEL).tokenizers["src"])
     (tmp_path / MODEL).symlink_to(loaders.MODELS_DIR / MODEL)
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)
     return tmp_path
 
 

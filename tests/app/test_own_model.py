@@ -17,7 +17,7 @@ SENTENCE = "one two three four five"  # words the reverse model knows
 
 @pytest.fixture(autouse=True)
 def own_dir(monkeypatch, tmp_path):
-    monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")
+    monkeypatch.setattr(own_model, "OWN_DIR", tmp_path / "own")
     return tmp_path / "own"
 
 
@@ -196,7 +196,7 @@ def test_only_the_latest_own_models_stay_on_disk(own_dir, monkeypatch):
     monkeypatch.setattr(own_model.probe, "check", lambda folder: None)  # ten good copies: pruning is tested here
     for i in range(own_model.MAX_FOLDERS + 2):  # each a different card, so a different content hash
         data = zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})
-        own_model.bring_in(lambda folder, data=data: checkpoints.extract_zip(data, folder), "z")
+        own_model.bring_in(lambda folder, data=data: checkpoints.extract_zip(data, folder), "z", loaders.load_model)
     kept = sorted(p for p in own_dir.iterdir())
     assert len(kept) == own_model.MAX_FOLDERS
     cards = {(p / "card.md").read_text() for p in kept}

@@ -38,7 +38,7 @@ def toys(tmp_path_factory):
 
 @pytest.fixture
 def toy_models(toys, monkeypatch):
-    monkeypatch.setattr(loaders, "MODELS_DIR", toys)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", toys)
     return toys
 
 
@@ -215,7 +215,7 @@ def test_each_alibi_head_and_each_sentence_matrix_gets_its_own_colour_range_and_
 def test_a_model_that_does_not_scale_its_embeddings_does_not_say_scaled(tmp_path, monkeypatch):
     """As MiniLM (BERT does not multiply by √d_model): the title says what the config says the model does."""
     save_toy(tmp_path / "toy-learned-unscaled", architecture="encoder", positional="learned", scale_embedding=False)
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)
     at = open_page("positional", model="toy-learned-unscaled", src="the cat")
     assert_clean(at)
     title = named_chart(at, "positional.sentence.scaled")["layout"]["title"]["text"]

@@ -29,8 +29,8 @@ def test_the_explorer_opens_without_running_the_model_over_a_corpus(monkeypatch)
     def refuse(*args, **kwargs):
         raise AssertionError("the corpus was traced before the user asked")
 
-    monkeypatch.setattr(loaders, "qk_corpus", refuse)
-    monkeypatch.setattr(loaders, "held_out", refuse)
+    monkeypatch.setattr(loaders.corpus, "qk_corpus", refuse)
+    monkeypatch.setattr(loaders.corpus, "held_out", refuse)
     at = open_page("explorer")
     assert_clean(at)
     assert CHART not in chart_names(at)

@@ -151,7 +151,7 @@ def test_other_architectures_show_their_only_block(monkeypatch, tmp_path, name, 
     cfg = ModelConfig(src_vocab_size=tokenizers["src"].vocab_size, tgt_vocab_size=tokenizers["tgt"].vocab_size,
                       d_model=16, n_heads=2, d_ff=32, n_encoder_layers=2, n_decoder_layers=2, max_len=64, **fields)
     checkpoints.save(tmp_path / name, Transformer(cfg), tokenizers)
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)
     # the block of the model seen before (cross-attention) is not in this one: say so, show the one it has
     at = open_page("self_attention", model=name, src="the cat", layer=1, head=1,
                    **{"self_attention.kind": "decoder.cross_attn"})

@@ -17,7 +17,7 @@ def toy_models(tmp_path_factory, monkeypatch):
     root = tmp_path_factory.mktemp("token-models")
     save_toy(root / "toy-tok-lm", architecture="decoder", scale_embedding=False)
     save_toy(root / "toy-tok-enc", architecture="encoder")
-    monkeypatch.setattr(loaders, "MODELS_DIR", root)
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", root)
     return root
 
 

@@ -10,7 +10,7 @@ from core_model.importers import bert
 from core_model.training.tasks import TASKS
 from core_model.training.train import learning_rate
 from core_model.training.train_log import read_log
-from viz_app import loaders
+from viz_app import loaders, own_model
 from viz_app.i18n import text
 
 from .conftest import assert_clean, chart_names, decode, named_chart, named_z, open_page
@@ -164,7 +164,7 @@ def test_heads_forming_draws_an_uploaded_runs_saved_patterns_step_by_step(traine
     from core_model.training.snapshots import read_snapshots
 
     from .conftest import grid_tile
-    monkeypatch.setattr(loaders, "OWN_DIR", tmp_path / "own")
+    monkeypatch.setattr(own_model, "OWN_DIR", tmp_path / "own")
     folder, data = trained
     snaps = read_snapshots(folder)
     at = open_page("training", src="one two three four five")

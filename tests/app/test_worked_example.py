@@ -89,7 +89,7 @@ def test_bad_cells_are_explained_and_replaced():
 
 
 def test_works_without_any_model(monkeypatch, tmp_path):
-    monkeypatch.setattr(loaders, "MODELS_DIR", tmp_path)  # an empty models folder
+    monkeypatch.setattr(loaders.models, "MODELS_DIR", tmp_path)  # an empty models folder
     monkeypatch.setattr(bert, "minilm_path", lambda: None)  # and no MiniLM package
     at = open_page("worked_example")
     assert_clean(at)

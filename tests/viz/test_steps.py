@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from core_model import ModelConfig, Transformer, run_with_trace
-from viz_app import loaders
+from core_model import heads
 from viz_app.views import self_attention as steps
 from viz_app.views import worked_example as worked
 from viz_app.figures import steps as figs
@@ -101,7 +101,7 @@ def test_input_times_head_weights_gives_the_traced_q_k_v(overrides, block, layer
     model, trace = model_and_trace(**overrides)
     stack, kind = block.split(".")
     x, memory = steps.block_inputs(trace, model.cfg.norm_placement == "pre", stack, layer, kind)
-    w = loaders.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
+    w = heads.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
     view = trace.attn(stack, layer, kind)
     np.testing.assert_allclose(x @ w["w_q"] + w["b_q"], view.q[0, head], atol=1e-5)
     np.testing.assert_allclose(memory @ w["w_k"] + w["b_k"], view.k[0, head], atol=1e-5)
@@ -111,14 +111,14 @@ def test_input_times_head_weights_gives_the_traced_q_k_v(overrides, block, layer
 
 def test_head_weights_are_copies_not_views_of_the_model():
     model, _ = model_and_trace()
-    w = loaders.head_weights(model.encoder.layers[0].self_attn, 0)
+    w = heads.head_weights(model.encoder.layers[0].self_attn, 0)
     w["w_q"][:] = 0
     assert model.encoder.layers[0].self_attn.q_proj.weight.abs().sum() > 0
 
 
 def head_weights(model, block, layer, head):
     stack, kind = block.split(".")
-    return loaders.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
+    return heads.head_weights(model.get_submodule(f"{stack}.layers.{layer}.{kind}"), head)
 
 
 def stages_by_name(hs):
@@ -188,7 +188,7 @@ def test_worked_example_matches_numpy():
     rng = np.random.default_rng(0)
     x, wq, wk, wv = (rng.normal(size=shape) for shape in [(3, 4), (4, 4), (4, 4), (4, 4)])
     for causal in (False, True):
-        s = loaders.worked_attention(x, wq, wk, wv, causal)
+        s = heads.worked_attention(x, wq, wk, wv, causal)
         q, k, v = x @ wq, x @ wk, x @ wv
         scores = q @ k.T
         masked = scores / 2 if not causal else np.where(np.tril(np.ones((3, 3))) > 0, scores / 2, -np.inf)
@@ -203,7 +203,7 @@ def test_worked_example_matches_numpy():
 
 def test_worked_defaults_give_each_token_a_different_favourite():
     d = worked.WORKED
-    pattern = loaders.worked_attention(d["X"], d["W_Q"], d["W_K"], d["W_V"], False)["pattern"]
+    pattern = heads.worked_attention(d["X"], d["W_Q"], d["W_K"], d["W_V"], False)["pattern"]
     assert len(set(pattern.argmax(1))) == 3 and 0.45 < pattern.max(1).min() and pattern.max() < 0.8
 
 

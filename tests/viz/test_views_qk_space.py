@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from core_model import checkpoints
+from core_model.importers import bert
 from core_model.training.tasks import TASKS, held_out
 from core_model.trace import run_with_trace
 from tests.tolerance import assert_activations_close
@@ -14,8 +15,8 @@ from viz_app.views import qk_space as view
 # (model, block, layer): a translator's three blocks, rotated queries and keys (RoPE), a borrowed corpus (MiniLM)
 CASES = [("translate-en-fr", "encoder.self_attn", 2), ("translate-en-fr", "decoder.cross_attn", 1),
          ("reverse", "decoder.self_attn", 1), ("lm-en-rope", "decoder.self_attn", 2)]
-if loaders.bert.minilm_path() is not None:
-    CASES.append((loaders.bert.MINILM, "encoder.self_attn", 4))
+if bert.minilm_path() is not None:
+    CASES.append((bert.MINILM, "encoder.self_attn", 4))
 
 
 def alone(loaded, src_text, tgt_text, block, layer):
@@ -81,9 +82,9 @@ def test_padding_positions_are_left_out_even_where_they_differ_from_the_tokens()
 def test_only_a_tokenizer_that_frames_its_input_marks_cls_and_sep():
     translator = loaders.qk_corpus("translate-en-fr", "encoder.self_attn", 2)
     assert not translator.q_frame.any() and not translator.k_frame.any()  # its encoder reads the text as it is
-    if loaders.bert.minilm_path() is None:
+    if bert.minilm_path() is None:
         return
-    got = loaders.qk_corpus(loaders.bert.MINILM, "encoder.self_attn", 4)
+    got = loaders.qk_corpus(bert.MINILM, "encoder.self_attn", 4)
     framing = [label.endswith(("·[CLS]", "·[SEP]")) for label in got.q_tokens]
     assert got.q_frame.tolist() == framing and got.k_frame.tolist() == framing  # self-attention: one side
     # each sentence is framed once at each end: its first and its last token

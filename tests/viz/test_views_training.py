@@ -8,14 +8,14 @@ import torch
 
 from core_model import checkpoints
 from core_model.training.tasks import LABEL_SMOOTHING, loss_fn, make_batch
-from core_model.training.train import learning_rate
+from core_model.training.train import learning_rate, learning_rates
 from viz_app import loaders
 from viz_app.views import training as view
 
 
 @pytest.mark.parametrize("d_model, warmup", [(512, 4000), (128, 400), (64, 1)])
 def test_the_schedule_is_trainings_own_and_peaks_at_the_end_of_the_warm_up(d_model, warmup):
-    lr = loaders.lr_schedule(d_model, warmup, 1.0, 3 * warmup + 10)
+    lr = learning_rates(d_model, warmup, 1.0, 3 * warmup + 10)
     assert [lr[s - 1] for s in (1, warmup, 2 * warmup)] == [learning_rate(s, d_model, warmup, 1.0)
                                                           for s in (1, warmup, 2 * warmup)]
     s = view.schedule(lr)

@@ -10,6 +10,8 @@ import numpy as np
 import streamlit as st
 
 from core_model.checkpoints.safe_load import CheckpointError
+from core_model.training.tasks import LABEL_SMOOTHING
+from core_model.training.train import cooldown_steps, learning_rates
 
 from .. import loaders, own_model, page, state
 from ..export import to_csv
@@ -44,10 +46,10 @@ def schedule(cfg) -> None:
     right.select_slider(t("training.warmup"), view.WARMUPS, key="training.warmup")
     task = loaders.shipped_task(st.session_state["model"])
     steps = max(view.STEPS, 4 * warmup, task.steps if task else 0)
-    ours = view.schedule(loaders.lr_schedule(d_model, warmup, 1.0, steps))
+    ours = view.schedule(learning_rates(d_model, warmup, 1.0, steps))
     xs, ys, names = [ours.steps], [ours.lr], [t("training.schedule.yours", d=d_model, w=warmup)]
     if task is not None:
-        trained = view.schedule(loaders.lr_schedule(cfg.d_model, task.warmup, task.lr_factor, task.steps, task.cooldown))
+        trained = view.schedule(learning_rates(cfg.d_model, task.warmup, task.lr_factor, task.steps, task.cooldown))
         xs, ys = xs + [trained.steps], ys + [trained.lr]
         names.append(t("training.schedule.model", model=task.name, d=cfg.d_model, w=task.warmup, steps=task.steps))
     fig = figs.lines(xs, ys, names, t("training.schedule.title"), t("training.axis.step"), t("training.axis.lr"))
@@ -55,7 +57,7 @@ def schedule(cfg) -> None:
     st.caption(t("training.schedule.peak", w=ours.peak_step, peak=ours.peak_lr, first=ours.first_lr))
     st.caption(t("training.schedule.no_warmup", d=d_model, lr=d_model ** -0.5))
     if task is not None and task.cooldown:
-        st.caption(t("training.schedule.cooldown", model=task.name, n=loaders.cooldown_steps(task.steps, task.cooldown)))
+        st.caption(t("training.schedule.cooldown", model=task.name, n=cooldown_steps(task.steps, task.cooldown)))
 
 
 @st.fragment
@@ -98,7 +100,7 @@ def teacher_forcing(name: str, pad_id: int) -> None:
     page.chart(figs.token_grid(tf.loss, batch.pieces["tgt_out"], t("training.teacher.loss"), zrange, **axes,
                                show_scale=True),
                "training.teacher.loss", partial(to_csv, tf.loss))
-    st.caption(t("training.teacher.mean", n=int(tf.kept.sum()), loss=tf.mean_loss, eps=loaders.LABEL_SMOOTHING))
+    st.caption(t("training.teacher.mean", n=int(tf.kept.sum()), loss=tf.mean_loss, eps=LABEL_SMOOTHING))
     with st.columns(2)[0]:
         labels = position_labels(batch.pieces["tgt_in"][0])  # pair 0's decoder input
         page.chart(mask_figure(tf.causal, labels, labels, t("training.teacher.causal"), t("masks.allowed"),

@@ -1,6 +1,6 @@
 """Self-attention step by step: one head of one block, every stage from the block's input X to its output.
 
-`head_steps` gathers a traced run's values and the head's weights (numpy, from loaders.head_weights)
+`head_steps` gathers a traced run's values and the head's weights (numpy, from core_model.heads.head_weights)
 for one block, layer and head.
 """
 from __future__ import annotations
@@ -130,7 +130,7 @@ def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
 def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src_labels, tgt_labels,
                scale: bool = True, query: int = 0) -> HeadSteps:
     """Every stage of `block` ('stack.kind') at one layer and head, batch 0, over the queries and keys `span` shows
-    for `query`; `weights`: the head's W_Q, W_K, W_V (with biases), W_O and b_O (loaders.head_weights)."""
+    for `query`; `weights`: the head's W_Q, W_K, W_V (with biases), W_O and b_O (core_model.heads.head_weights)."""
     stack, kind = blocks.split(block)
     view = trace.attn(stack, layer, kind)
     qs, ks = span(view.q.shape[2], view.k.shape[2], query, block == "decoder.self_attn")

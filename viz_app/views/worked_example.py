@@ -1,6 +1,6 @@
 """The worked example: three tokens, d_model = 4, hand-set weights, every stage of one head with its numbers.
 
-The stages themselves come from core_model's own attention() (loaders.worked_attention); this module
+The stages themselves come from core_model's own attention() (core_model.heads.worked_attention); this module
 holds the example's defaults and formulas, reads the edited grids, and lays the stages out.
 """
 from __future__ import annotations

@@ -1,0 +1,72 @@
+"""Decodings: a model's output token by token (greedy, beam or sampled), cached with st.cache_data.
+
+The decoding page steps through them, and `runs.run` reads the greedy one as a decoder's output. The maths is
+core_model.decoding's; here the text is prepared as `run` prepares it and each decoding is bounded in steps and time.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core_model import decoding
+from core_model.checkpoints import CheckpointError
+from core_model.generation import Generation, read_generation
+from core_model.messages import CodedError
+
+from ..text import prepare
+from . import models
+
+__all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
+           "decode"]
+
+DECODE_METHODS = ("greedy", "beam", "sample")
+DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
+# Whatever a model's config says (an uploaded one may say max_len 8192 and never pick </s>), a decoding
+# takes at most this many steps and starts no step after this many seconds: a cached function cannot be
+# interrupted, and a visitor who closes the tab does not stop it.
+MAX_DECODE_STEPS = 256
+DECODE_SECONDS = 20.0
+
+
+@st.cache_data(max_entries=16, max_size="1MB", show_spinner=False)
+def generation(name: str) -> Generation | None:
+    """The model folder's own generation settings (a Hugging Face folder's generation_config.json), or None."""
+    return read_generation(models.model_folder(name))
+
+
+def decoding_applies(architecture: str) -> bool:
+    """Only a model with a decoder generates tokens; an encoder-only one has nothing to step through."""
+    return architecture in ("encoder-decoder", "decoder")
+
+
+@st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
+def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alpha: float = 0.6,
+           temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0) -> decoding.Decoded:
+    """Decode the text with `method` (greedy, beam or sample); the same arguments give the same record.
+
+    The source is prepared exactly as `run` prepares it, so its positions match `run(...).src_labels`.
+    Only the arguments of the chosen method matter; the page passes the others at their defaults.
+    """
+    loaded = models.load_model(name)
+    cfg = loaded.config
+    if not decoding_applies(cfg.architecture):
+        raise CodedError("an encoder-only model has no decoder, so it cannot generate tokens.", "no_decoder")
+    side = "src" if cfg.has_encoder else "tgt"
+    limit = models.readable(cfg)
+    ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
+    max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else models.LM_NEW_TOKENS
+    try:
+        own = generation(name)
+    except CheckpointError:  # the page says why it is not used (place/decoding.own_generation) and goes on without it
+        own = None
+    if own is not None and own.max_new_tokens:
+        max_len = min(max_len, own.max_new_tokens)
+    common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
+    if method == "greedy":
+        return decoding.greedy(loaded.model, ids, **common)
+    if method == "beam":
+        return decoding.beam_search(loaded.model, ids, width=width, length_penalty=alpha, **common)
+    if method == "sample":
+        return decoding.sample(loaded.model, ids, temperature=temperature, top_k=top_k, top_p=top_p,
+                               seed=seed, **common)
+    raise CodedError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.", "bad_argument",
+                     {"name": "method"})
