@@ -9,6 +9,8 @@ checkpoints/ (reading a folder within limits, the probe, the registry of importe
 per Hugging Face family), training/ (train, logs, snapshots, live training, tasks, evaluate, data); beside
 them config, messages, decoding, generation, attribution and cli.
 """
+__version__ = "0.2.0"  # the distribution attention-viz's version (pyproject.toml reads it here)
+
 from . import importers  # noqa: F401  (each family registers itself with checkpoints' registry)
 from .checkpoints import CheckpointError, Loaded, load
 from .config import ModelConfig
@@ -16,5 +18,5 @@ from .nn.model import KVCache, Transformer
 from .trace import Trace, run_with_trace
 from .trace.names import ATTN_LEAVES, EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, MODEL_LEAVES, STACK_LEAVES
 
-__all__ = ["ModelConfig", "KVCache", "Transformer", "Trace", "run_with_trace", "load", "Loaded", "CheckpointError",
+__all__ = ["__version__", "ModelConfig", "KVCache", "Transformer", "Trace", "run_with_trace", "load", "Loaded", "CheckpointError",
            "ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES"]
