@@ -344,8 +344,8 @@ def model_positions(name: str, n: int) -> dict:
             return {side: getattr(loaded.model, f"{side}_embed").pos(positions).numpy() for side in cfg.sides}
         if cfg.positional == "rope":
             q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
-            rq = rope_rotate(q.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]  # [n, d_head]
-            rk = rope_rotate(k.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]
+            rq, rk = (rope_rotate(x.expand(1, 1, len(positions), -1), positions, cfg.positional_base,
+                                  cfg.rope_layout)[0, 0] for x in (q, k))  # [n, d_head] each
             return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
                     "offset": (rq @ rk.T).numpy()}  # [n, n]
         if cfg.positional == "alibi":
@@ -425,14 +425,16 @@ def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True,
 def head_weights(block: torch.nn.Module, head: int) -> dict[str, np.ndarray]:
     """W_Q, W_K, W_V of one head as [d_model, d_head] (so Q = X W_Q + b_Q), their biases, and W_O, b_O.
 
-    A model without biases gets zero biases, so the formulas hold as written.
+    A model without biases gets zero biases, so the formulas hold as written. Under grouped-query attention W_K and
+    W_V are those of the key/value head the query head reads.
     """
     d_head = block.d_head
-    rows = slice(head * d_head, (head + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
+    kv = head // (block.n_heads // block.n_kv_heads)
     out = {}
-    for name, linear in (("q", block.q_proj), ("k", block.k_proj), ("v", block.v_proj)):
+    for name, linear, h in (("q", block.q_proj, head), ("k", block.k_proj, kv), ("v", block.v_proj, kv)):
+        rows = slice(h * d_head, (h + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
         out[f"w_{name}"] = linear.weight.detach()[rows].T.numpy().copy()  # [d_model, d_head]; never a view of the model
-        bias = torch.zeros(block.n_heads * d_head) if linear.bias is None else linear.bias.detach()
+        bias = torch.zeros(linear.out_features) if linear.bias is None else linear.bias.detach()
         out[f"b_{name}"] = bias[rows].numpy().copy()
     out["w_o"] = block.out_proj.weight.detach().T.numpy().copy()  # [h·d_head, d_model]
     b_o = block.out_proj.bias
@@ -590,15 +592,18 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         return alibi_bias(cfg.n_heads, positions, positions)[0], dict(slopes=alibi_slopes(cfg.n_heads).numpy())
     if cfg.positional in ("sinusoidal", "learned"):
         x = position_input(model, cfg, n)[None]  # [1, n, d_model]
-        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x))  # [1, h, n, d_head] each
+        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x), attn.n_kv_heads)  # [1, h or kv, n, d_head]
         fields = dict(pos=trace[f"{side}_embed.pos"][0])
     elif cfg.positional == "rope":
         x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
-        mean_q, mean_k = (attn.split(proj(x)).mean(2, keepdim=True) for proj in (attn.q_proj, attn.k_proj))
-        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base) for m in (mean_q, mean_k))
+        mean_q, mean_k = (attn.split(proj(x), heads).mean(2, keepdim=True)
+                          for proj, heads in ((attn.q_proj, attn.n_heads), (attn.k_proj, attn.n_kv_heads)))
+        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout)
+                for m in (mean_q, mean_k))
         fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
+    k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)
     return (q @ k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
 
 
