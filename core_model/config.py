@@ -16,8 +16,14 @@ POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
 # Where the sinusoid's sines and cosines sit: interleaved as in the paper (sin at 2i, cos at 2i+1), or in halves,
 # every sine first and every cosine after (Marian's table, as fairseq and Marian's C++ lay it out).
 SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
+# Which dimensions of a head RoPE rotates together: interleaved pairs (2i, 2i+1) as in RoFormer, or halves, i with
+# d_head/2 + i (GPT-NeoX's and Llama's rotate_half).
+ROPE_LAYOUTS = ("interleaved", "halves")
+# The position-wise FFN: plain linear2(act(linear1(x))), or gated linear2(act(gate(x)) * linear1(x)) (Llama's SwiGLU).
+FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
-OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout")
+OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
+            "ffn_bias", "attn_out_bias")
 
 
 @dataclass(frozen=True)
@@ -27,9 +33,14 @@ class ModelConfig:
     tgt_vocab_size: int = 1000  # ignored by an encoder-only model
     d_model: int = 64
     n_heads: int = 4
+    # Key/value heads of self-attention; 0 = n_heads (plain multi-head). Fewer is grouped-query attention (1: multi-
+    # query): each K/V head serves n_heads / n_kv_heads consecutive query heads (kv_head). Cross-attention keeps n_heads.
+    n_kv_heads: int = 0
     n_encoder_layers: int = 2
     n_decoder_layers: int = 2
     d_ff: int = 256
+    ffn: str = "plain"  # "gated": linear2(act(gate(x)) * linear1(x)) (FFNS)
+    ffn_bias: bool = True  # biases in the FFN's linear layers (Llama has none)
     dropout: float = 0.1
     activation: str = "relu"
     norm: str = "layernorm"
@@ -38,6 +49,7 @@ class ModelConfig:
     positional: str = "sinusoidal"
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
     sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
+    rope_layout: str = "interleaved"  # which dimensions RoPE rotates together (ROPE_LAYOUTS)
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
     # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
@@ -46,7 +58,8 @@ class ModelConfig:
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
     embed_norm: bool = False  # a norm right after the embedding sum (BERT)
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
-    bias: bool = True  # biases in the attention projections
+    bias: bool = True  # biases in the attention projections: Q, K, V, and W_O unless attn_out_bias is false
+    attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
@@ -78,12 +91,15 @@ class ModelConfig:
     def _choice_problems(self):
         for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
                               ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS),
-                              ("sinusoidal_layout", SINUSOIDAL_LAYOUTS)):
+                              ("sinusoidal_layout", SINUSOIDAL_LAYOUTS), ("rope_layout", ROPE_LAYOUTS),
+                              ("ffn", FFNS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
         if self.sinusoidal_layout == "halves" and self.positional != "sinusoidal":
             yield f"sinusoidal_layout is 'halves', but positional is {self.positional!r}: only a sinusoid has a layout."
+        if self.rope_layout == "halves" and self.positional != "rope":
+            yield f"rope_layout is 'halves', but positional is {self.positional!r}: only RoPE has a rotation layout."
 
     def _count_problems(self):
         """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""
@@ -93,7 +109,7 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
+        for name in ("n_kv_heads", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
                      "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -106,6 +122,10 @@ class ModelConfig:
             yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
         elif self.positional == "rope" and self.d_head % 2:
             yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
+        kv, heads = self.n_kv_heads, self.n_heads
+        if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
+            yield (f"n_kv_heads ({kv}) must divide n_heads ({heads}): each key/value head serves the same number "
+                   "of query heads.")
         if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
             yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
 
@@ -137,7 +157,8 @@ class ModelConfig:
                 yield f"{name} is {value}, but architecture {self.architecture!r} needs at least one {stack} layer."
 
     def _switch_problems(self):
-        for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "output_bias", "mask_padding"):
+        for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
+                     "mask_padding", "ffn_bias"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
@@ -168,6 +189,20 @@ class ModelConfig:
     @property
     def d_head(self) -> int:
         return self.d_model // self.n_heads
+
+    @property
+    def kv_heads(self) -> int:
+        """How many key/value heads self-attention has: n_kv_heads, or n_heads when it is 0."""
+        return self.n_kv_heads or self.n_heads
+
+    def kv_head(self, head: int) -> int:
+        """The key/value head that query head `head` reads (itself, without grouped-query attention)."""
+        return head // (self.n_heads // self.kv_heads)
+
+    def query_heads(self, kv_head: int) -> range:
+        """The query heads that share key/value head `kv_head`."""
+        group = self.n_heads // self.kv_heads
+        return range(kv_head * group, (kv_head + 1) * group)
 
     @property
     def has_encoder(self) -> bool:

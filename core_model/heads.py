@@ -16,14 +16,16 @@ def head_weights(block: torch.nn.Module, head: int) -> dict[str, np.ndarray]:
     """W_Q, W_K, W_V of one head of an attention block as [d_model, d_head] (so Q = X W_Q + b_Q), their biases,
     and W_O, b_O.
 
-    A model without biases gets zero biases, so the formulas hold as written.
+    A model without biases gets zero biases, so the formulas hold as written. Under grouped-query attention W_K and
+    W_V are those of the key/value head the query head reads.
     """
     d_head = block.d_head
-    rows = slice(head * d_head, (head + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
+    kv = head // (block.n_heads // block.n_kv_heads)
     out = {}
-    for name, linear in (("q", block.q_proj), ("k", block.k_proj), ("v", block.v_proj)):
+    for name, linear, h in (("q", block.q_proj, head), ("k", block.k_proj, kv), ("v", block.v_proj, kv)):
+        rows = slice(h * d_head, (h + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
         out[f"w_{name}"] = linear.weight.detach()[rows].T.numpy().copy()  # [d_model, d_head]; never a view of the model
-        bias = torch.zeros(block.n_heads * d_head) if linear.bias is None else linear.bias.detach()
+        bias = torch.zeros(linear.out_features) if linear.bias is None else linear.bias.detach()
         out[f"b_{name}"] = bias[rows].numpy().copy()
     out["w_o"] = block.out_proj.weight.detach().T.numpy().copy()  # [h·d_head, d_model]
     b_o = block.out_proj.bias

@@ -16,8 +16,8 @@ from .positional import alibi_bias_range, rope_rotate
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None):
     """Scaled dot-product attention, the paper's equation (1): softmax(Q Kᵀ / √d_k + bias, masked) V.
 
-    q [b, h, q, d_k]; k and v [b, h, k, d_k]; mask (True = may attend) and bias (ALiBi's, or None) broadcast
-    to [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
+    q [b, h, q, d_k]; k and v [b, h, k, d_k] (a shared key/value head repeated for each of its query heads); mask
+    (True = may attend) and bias (ALiBi's, or None) broadcast to [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
     points a teacher shows one by one and hands back the value to go on with (the trace's AttentionPoints).
     """
     see = hook or _as_is
@@ -42,35 +42,46 @@ class MultiHeadAttention(nn.Module):
     LEAVES = ATTN_LEAVES
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
-                 positional: str = "none", base: float = 10000.0):
+                 positional: str = "none", base: float = 10000.0, n_kv_heads: int = 0, out_bias: bool | None = None,
+                 rope_layout: str = "interleaved"):
+        """n_kv_heads: key/value heads (0 = n_heads), each shared by n_heads / n_kv_heads consecutive query heads;
+        out_bias: W_O's bias (None = as `bias`); rope_layout: which dimensions RoPE turns together."""
         super().__init__()
         self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.n_kv_heads = n_kv_heads or n_heads
         self.q_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.k_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.v_proj = nn.Linear(d_model, d_model, bias=bias)
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias)
+        self.k_proj = nn.Linear(d_model, self.n_kv_heads * self.d_head, bias=bias)
+        self.v_proj = nn.Linear(d_model, self.n_kv_heads * self.d_head, bias=bias)
+        self.out_proj = nn.Linear(d_model, d_model, bias=bias if out_bias is None else out_bias)
         self.dropout = nn.Dropout(dropout)
-        self.positional, self.base = positional, base  # only "rope" and "alibi" matter here
+        self.positional, self.base, self.rope_layout = positional, base, rope_layout  # "rope" and "alibi" matter here
 
-    def split(self, x: torch.Tensor) -> torch.Tensor:
-        b, n, _ = x.shape  # [b, n, d_model]
-        return x.view(b, n, self.n_heads, self.d_head).transpose(1, 2)  # [b, h, n, d_head]
+    def split(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
+        b, n, _ = x.shape  # [b, n, heads × d_head]
+        return x.view(b, n, heads or self.n_heads, self.d_head).transpose(1, 2)  # [b, heads, n, d_head]
 
     def keys_values(self, x, memory, q_pos, cache):
-        """K and V [b, h, k, d_head] from x (self) or memory (cross), through the cache if given."""
+        """K and V [b, kv heads, k, d_head] from x (self) or memory (cross), through the cache if given."""
+        kv = self.n_kv_heads
         if memory is not None:  # cross-attention: the memory does not change between steps
             if cache is not None and "k" in cache:
                 return cache["k"], cache["v"]
-            k, v = self.split(self.k_proj(memory)), self.split(self.v_proj(memory))
+            k, v = self.split(self.k_proj(memory), kv), self.split(self.v_proj(memory), kv)
         else:
-            k, v = self.split(self.k_proj(x)), self.split(self.v_proj(x))
+            k, v = self.split(self.k_proj(x), kv), self.split(self.v_proj(x), kv)
             if self.positional == "rope":
-                k = rope_rotate(k, q_pos, self.base)
+                k = rope_rotate(k, q_pos, self.base, self.rope_layout)
             if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
                 k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
         if cache is not None:
             cache["k"], cache["v"] = k, v
         return k, v
+
+    def shared(self, x: torch.Tensor) -> torch.Tensor:
+        """K or V [b, kv heads, k, d_head] → [b, h, k, d_head]: each key/value head repeated for the query heads
+        that share it (as transformers' repeat_kv); x itself without grouped-query attention."""
+        group = self.n_heads // self.n_kv_heads
+        return x if group == 1 else x.repeat_interleave(group, dim=1)
 
     def forward(self, x, memory=None, mask=None, start: int = 0, cache: dict | None = None):
         """x [b, q, d]; memory [b, k, d] for cross-attention (None = self); → (out [b, q, d], weights).
@@ -83,7 +94,7 @@ class MultiHeadAttention(nn.Module):
         k, v = self.keys_values(x, memory, q_pos, cache)
         bias = recipe = None
         if memory is None and self.positional == "rope":
-            q = rope_rotate(q, q_pos, self.base)
+            q = rope_rotate(q, q_pos, self.base, self.rope_layout)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments)  # [1, h, q, k]
@@ -93,8 +104,10 @@ class MultiHeadAttention(nn.Module):
             for leaf, value in (("q", q), ("k", k)):
                 record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them
             record(self, "v", v)
-            hook = AttentionPoints(self, mask, math.sqrt(self.d_head) if scale else None, bias, recipe)
-        z, weights = attention(q, k, v, mask, bias, scale, self.dropout if self.training else None, hook)
+            hook = AttentionPoints(self, mask, math.sqrt(self.d_head) if scale else None, bias, recipe,
+                                   self.n_heads // self.n_kv_heads)
+        z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
+                               self.dropout if self.training else None, hook)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]
         record(self, "out", out)

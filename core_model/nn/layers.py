@@ -44,18 +44,23 @@ def make_activation(name: str) -> nn.Module:
 
 
 class FeedForward(nn.Module):
-    """linear2(act(linear1(x))), applied to every position alike."""
+    """linear2(act(linear1(x))), applied to every position alike; gated (cfg.ffn, Llama's SwiGLU):
+    linear2(act(gate(x)) * linear1(x)), transformers' down_proj(act(gate_proj(x)) * up_proj(x))."""
     LEAVES = FFN_LEAVES
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.linear1 = nn.Linear(cfg.d_model, cfg.d_ff)
-        self.linear2 = nn.Linear(cfg.d_ff, cfg.d_model)
+        self.linear1 = nn.Linear(cfg.d_model, cfg.d_ff, bias=cfg.ffn_bias)
+        self.gate = nn.Linear(cfg.d_model, cfg.d_ff, bias=cfg.ffn_bias) if cfg.ffn == "gated" else None
+        self.linear2 = nn.Linear(cfg.d_ff, cfg.d_model, bias=cfg.ffn_bias)
         self.activation = make_activation(cfg.activation)
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        hidden = self.activation(self.linear1(x))  # [b, pos, d_ff]
+        if self.gate is None:
+            hidden = self.activation(self.linear1(x))  # [b, pos, d_ff]
+        else:
+            hidden = self.activation(self.gate(x)) * self.linear1(x)  # [b, pos, d_ff]
         record(self, "hidden", hidden)
         out = self.linear2(self.dropout(hidden) if self.training else hidden)  # [b, pos, d_model]
         record(self, "out", out)
@@ -117,9 +122,11 @@ class Layer(nn.Module):
     def __init__(self, cfg: ModelConfig, cross: bool):
         super().__init__()
         self.pre_norm = cfg.norm_placement == "pre"
-        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias,
-                                            cfg.positional, cfg.positional_base)
-        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias) if cross else None
+        out_bias = cfg.bias and cfg.attn_out_bias
+        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, cfg.positional,
+                                            cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout)
+        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias,
+                                             out_bias=out_bias) if cross else None
         self.ffn = FeedForward(cfg)
         self.norm1, self.norm2 = make_norm(cfg), make_norm(cfg)
         self.norm3 = make_norm(cfg) if cross else None

@@ -29,8 +29,8 @@ def own_positions(model, cfg, n: int) -> dict:
         return {side: getattr(model, f"{side}_embed").pos(positions).numpy() for side in cfg.sides}
     if cfg.positional == "rope":
         q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
-        rq = rope_rotate(q.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]  # [n, d_head]
-        rk = rope_rotate(k.expand(1, 1, len(positions), -1), positions, cfg.positional_base)[0, 0]
+        rq, rk = (rope_rotate(x.expand(1, 1, len(positions), -1), positions, cfg.positional_base,
+                              cfg.rope_layout)[0, 0] for x in (q, k))  # [n, d_head] each
         return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
                 "offset": (rq @ rk.T).numpy()}  # [n, n]
     if cfg.positional == "alibi":
@@ -72,15 +72,18 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         return alibi_bias(cfg.n_heads, positions, positions)[0], dict(slopes=alibi_slopes(cfg.n_heads).numpy())
     if cfg.positional in ("sinusoidal", "learned"):
         x = position_input(model, cfg, n)[None]  # [1, n, d_model]
-        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x))  # [1, h, n, d_head] each
+        q, k = attn.split(attn.q_proj(x)), attn.split(attn.k_proj(x), attn.n_kv_heads)  # [1, h or kv, n, d_head]
         fields = dict(pos=trace[f"{side}_embed.pos"][0])
     elif cfg.positional == "rope":
         x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
-        mean_q, mean_k = (attn.split(proj(x)).mean(2, keepdim=True) for proj in (attn.q_proj, attn.k_proj))
-        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base) for m in (mean_q, mean_k))
+        mean_q, mean_k = (attn.split(proj(x), heads).mean(2, keepdim=True)
+                          for proj, heads in ((attn.q_proj, attn.n_heads), (attn.k_proj, attn.n_kv_heads)))
+        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout)
+                for m in (mean_q, mean_k))
         fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
+    k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)
     return (q @ k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
 
 

@@ -56,13 +56,17 @@ def rope_angles(positions: torch.Tensor, d_head: int, base: float) -> torch.Tens
     return positions.to(torch.float32)[:, None] * inv_freq
 
 
-def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float) -> torch.Tensor:
-    """Rotate each pair (2i, 2i+1) of x [b, h, pos, d_head] by its position's angle (RoFormer).
+def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: str = "interleaved") -> torch.Tensor:
+    """Rotate each pair of dimensions of x [b, h, pos, d_head] by its position's angle (RoFormer).
 
-    q·k of two rotated vectors then depends only on the offset between their positions.
+    layout "interleaved" pairs (2i, 2i+1); "halves" pairs (i, d_head/2 + i), as GPT-NeoX and Llama
+    (rotate_half) lay them out. q·k of two rotated vectors then depends only on the offset between their positions.
     """
     angles = rope_angles(positions, x.shape[-1], base)  # [pos, d/2]
     cos, sin = torch.cos(angles), torch.sin(angles)
+    if layout == "halves":
+        first, second = x.chunk(2, dim=-1)  # [b, h, pos, d/2] each
+        return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
     even, odd = x[..., 0::2], x[..., 1::2]  # [b, h, pos, d/2] each
     out = torch.empty_like(x)
     out[..., 0::2] = even * cos - odd * sin

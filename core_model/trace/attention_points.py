@@ -22,8 +22,9 @@ class AttentionPoints:
     """attention()'s hook for one call of one attention block: records each step under the block's path."""
     FROM_QK = FROM_QK
 
-    def __init__(self, module, mask, divisor: float | None, bias, bias_recipe):
-        self.module, self.mask, self.divisor = module, mask, divisor
+    def __init__(self, module, mask, divisor: float | None, bias, bias_recipe, group: int = 1):
+        """`group`: how many query heads share each recorded key head (grouped-query attention), 1 without."""
+        self.module, self.mask, self.divisor, self.group = module, mask, divisor, group
         self.bias, self.bias_recipe = bias, bias_recipe
         self.scores_noted = False  # are the scores in the trace (kept or derived), so their successors can be derived?
 
@@ -32,8 +33,8 @@ class AttentionPoints:
         return value
 
     def scores(self, value) -> None:
-        derived = value.dtype == torch.float32 and record_derived(self.module, "scores", ("product", ("q", "k")),
-                                                                  DERIVED)
+        derived = value.dtype == torch.float32 and record_derived(self.module, "scores",
+                                                                  ("product", ("q", "k"), self.group), DERIVED)
         self.scores_noted = derived or record(self.module, "scores", value, needed_by=DERIVED)
 
     def scores_scaled(self, value) -> None:

@@ -205,13 +205,17 @@ class Recorder:
 def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np.ndarray:
     """Recompute a derived value from its sources exactly as attention() computed it in torch.
 
-    'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small).
-    'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by
-    the function and arguments the recipe names (nn.positional.alibi_bias_range). 'masked': -inf where the mask blocks, the source elsewhere.
+    'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small), each key head
+    first repeated for the `group` query heads that share it (grouped-query attention), as the forward repeats it.
+    'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
+    and arguments the recipe names (nn.positional.alibi_bias_range). 'masked': -inf where the mask blocks, the
+    source elsewhere.
     """
     base, *others = (recorder[s] for s in sources)
     if kind == "product":
         q, k = torch.from_numpy(base.copy()), torch.from_numpy(others[0].copy())
+        group = args[0] if args else 1
+        k = k if group == 1 else k.repeat_interleave(group, dim=1)
         return (q @ k.transpose(-2, -1)).numpy()
     if kind == "scaled":
         divisor, bias = args

@@ -9,8 +9,9 @@ without the trace knowing the network (nn imports trace, never the other way rou
 # What an attention block records, in order: `<block path>.<leaf>`. attention() records the middle five.
 ATTN_LEAVES = (
     "q",  # [b, h, q, d_head] queries (rotated, with RoPE)
-    "k",  # [b, h, k, d_head] keys (rotated, with RoPE; every cached step's, when decoding with a cache)
-    "v",  # [b, h, k, d_head] values
+    "k",  # [b, kv, k, d_head] keys (rotated, with RoPE; every cached step's, when decoding with a cache); kv is
+    # n_kv_heads with grouped-query attention (query head h reads key head ModelConfig.kv_head(h)), else h
+    "v",  # [b, kv, k, d_head] values, one per key/value head as the keys
     "scores",  # [b, h, q, k] Q Kᵀ
     "scores_scaled",  # [b, h, q, k] / √d_head (unless switched off), + the ALiBi bias
     "scores_masked",  # [b, h, q, k] -inf where a query may not attend
@@ -22,7 +23,7 @@ ATTN_LEAVES = (
 
 # What a feed-forward block records, in order: `<layer path>.ffn.<leaf>`.
 FFN_LEAVES = (
-    "hidden",  # [b, pos, d_ff] after the activation
+    "hidden",  # [b, pos, d_ff] after the activation (gated FFN: act(gate(x)) × linear1(x)), what linear2 reads
     "out",  # [b, pos, d_model]
 )
 

@@ -66,6 +66,10 @@ CASES = {
     "alibi encoder-decoder": dict(positional="alibi"),
     "rope": dict(positional="rope"),
     "learned encoder, d_head 6": dict(architecture="encoder", positional="learned", d_model=24),
+    # grouped-query attention: the trace keeps 2 key heads for 4 query heads, and derives the scores repeating them
+    "grouped-query rope decoder": dict(architecture="decoder", positional="rope", rope_layout="halves", n_kv_heads=2,
+                                       norm_placement="pre", norm="rmsnorm", ffn="gated", activation="silu"),
+    "multi-query encoder-decoder": dict(n_kv_heads=1),
 }
 
 
@@ -121,6 +125,18 @@ def assert_scores_are_the_forwards(model, *args, **kwargs):
 def test_derived_scores_are_the_forwards_q_k_product_bit_for_bit(overrides):
     model = make_model(**overrides)
     assert_scores_are_the_forwards(model, *inputs(model))
+
+
+def test_grouped_query_attention_keeps_its_key_value_heads_and_scores_every_query_head():
+    model = make_model(**CASES["grouped-query rope decoder"])
+    _, trace = run_with_trace(model, None, TGT)
+    view, cfg = trace.attn("decoder", 0), model.cfg
+    assert view.q.shape == (2, 4, 5, 8) and view.k.shape == view.v.shape == (2, 2, 5, 8)
+    assert view.scores.shape == view.pattern.shape == (2, 4, 5, 5) and view.z.shape == (2, 4, 5, 8)
+    assert [cfg.kv_head(h) for h in range(4)] == [0, 0, 1, 1] and list(cfg.query_heads(1)) == [2, 3]
+    for h in range(4):  # each query head's scores are its q against the keys of the head it shares
+        want = torch.from_numpy(view.q[:, h].copy()) @ torch.from_numpy(view.k[:, cfg.kv_head(h)].copy()).mT
+        np.testing.assert_allclose(view.scores[:, h], want.numpy(), rtol=1e-6, atol=1e-6)
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,8 @@ def space(corpus, head: int, hide: bool = False) -> QKSpace:
     before the axes are fitted, so they neither show nor pull the axes their way."""
     head = min(head, corpus.q.shape[0] - 1)
     qi, ki = (np.flatnonzero(~frame) if hide else np.arange(len(frame)) for frame in (corpus.q_frame, corpus.k_frame))
-    queries, keys, share = project(corpus.q[head][qi], corpus.k[head][ki])
+    kv = head // (corpus.q.shape[0] // corpus.k.shape[0])  # the key head it reads (grouped-query attention)
+    queries, keys, share = project(corpus.q[head][qi], corpus.k[kv][ki])
     return QKSpace(head, queries, keys, share, tuple(corpus.q_tokens[i] for i in qi),
                    tuple(corpus.k_tokens[i] for i in ki), tuple(corpus.q_texts[corpus.q_sentence[i]] for i in qi),
                    tuple(corpus.k_texts[corpus.k_sentence[i]] for i in ki),

@@ -152,11 +152,12 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
     inputs = (by_query("x", x, x_axis="feature"),) + (
         (step("memory", memory, None, k_lab, "feature", "key"),) if kind == "cross_attn" else ())
     allowed = (~np.isneginf(view.scores_masked[0, head, qs, ks])).astype(np.float32)  # [q, k] 1 = may attend
+    kv = view.kv_head(head)  # the key/value head this query head reads (shared under grouped-query attention)
     sections = (
         ("input", inputs),
         ("weights", tuple(step(f"w_{n}", weights[f"w_{n}"], None, None, "dim", "feature") for n in "qkv")),
-        ("qkv", (by_query("q", view.q[0, head, qs]), step("k", view.k[0, head, ks], None, k_lab, "dim", "key"),
-                 step("v", view.v[0, head, ks], None, k_lab, "dim", "key"))),
+        ("qkv", (by_query("q", view.q[0, head, qs]), step("k", view.k[0, kv, ks], None, k_lab, "dim", "key"),
+                 step("v", view.v[0, kv, ks], None, k_lab, "dim", "key"))),
         ("scores", (by_key("scores", view.scores), by_key("scaled", view.scores_scaled))),
         ("mask", (by_query("mask", allowed, k_lab, "key", zrange=(0, 1)), by_key("masked", view.scores_masked))),
         ("softmax", (by_key("pattern", view.pattern),)),
