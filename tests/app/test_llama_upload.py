@@ -2,6 +2,7 @@
 uploaded through the sidebar: it loads as its own model, and every page draws it without an exception."""
 import pytest
 
+from core_model.heads import head_weights
 from tests.app.conftest import draws, upload_zip, zipped
 from viz_app import loaders
 from viz_app.registry import NAMES
@@ -42,7 +43,7 @@ def test_a_query_head_that_shares_its_key_value_head_draws(session, page):
 def test_a_heads_weights_are_its_own_queries_and_its_shared_keys_and_values(session):
     model = loaders.load_model(session.session_state["model"]).model
     block = model.decoder.layers[0].self_attn
-    weights = loaders.head_weights(block, 3)
+    weights = head_weights(block, 3)
     d = block.d_head
     assert (weights["w_q"] == block.q_proj.weight.detach()[3 * d:4 * d].T.numpy()).all()
     for name in ("k", "v"):  # query head 3 reads key/value head 1
