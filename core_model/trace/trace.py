@@ -35,11 +35,6 @@ class AttnView:
     def __repr__(self) -> str:
         return f"AttnView({self._prefix[:-1]!r})"
 
-    def kv_head(self, head: int) -> int:
-        """The key/value head (k, v: [b, kv heads, k, d_head]) that query head `head` reads: itself, unless the block
-        shares each key/value head among several query heads (grouped-query attention, ModelConfig.n_kv_heads)."""
-        return head // (self.q.shape[1] // self.k.shape[1])
-
     @property
     def concat(self) -> np.ndarray:
         """The heads' outputs side by side, before W_O."""

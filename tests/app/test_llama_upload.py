@@ -3,7 +3,7 @@ uploaded through the sidebar: it loads as its own model, and every page draws it
 import pytest
 
 from core_model.heads import head_weights
-from tests.app.conftest import draws, upload_zip, zipped
+from tests.app.conftest import draws, named_chart, upload_zip, zipped
 from viz_app import loaders
 from viz_app.registry import NAMES
 
@@ -38,6 +38,17 @@ def test_a_query_head_that_shares_its_key_value_head_draws(session, page):
     session.session_state["head"] = 3  # reads key/value head 1, with head 2
     draws(session, page)
     session.session_state["head"] = 0
+
+
+def test_the_steps_name_the_shared_key_value_head(session):
+    session.session_state["head"] = 3  # reads key/value head 1, with head 2
+    session.switch_page("app_pages/self_attention.py").run()
+    session.session_state["head"] = 0
+    titles = {name: named_chart(session, f"self_attention.{name}")["layout"]["title"]["text"]
+              for name in ("w_k", "k", "v", "q", "pattern")}
+    for name in ("w_k", "k", "v"):
+        assert "K/V head 1, shared by heads 2–3" in titles[name], titles[name]
+    assert "K/V head" not in titles["q"] and "K/V head" not in titles["pattern"]  # a query head's own
 
 
 def test_a_heads_weights_are_its_own_queries_and_its_shared_keys_and_values(session):

@@ -76,6 +76,8 @@ STRINGS = {
     "self_attention.step.q": {"en": "Q: queries", "zh": "Q：查询"},
     "self_attention.step.k": {"en": "K: keys", "zh": "K：键"},
     "self_attention.step.v": {"en": "V: values", "zh": "V：值"},
+    "self_attention.shared": {"en": "K/V head {kv}, shared by heads {first}–{last}",
+                              "zh": "K/V 头 {kv}，由头 {first}–{last} 共享"},
     "self_attention.step.scores": {"en": "QKᵀ: raw scores", "zh": "QKᵀ：原始得分"},
     "self_attention.step.scaled": {"en": "Scores ÷ √d_k", "zh": "得分 ÷ √d_k"},
     "self_attention.step.mask": {"en": "Mask (1 = may attend)", "zh": "掩码（1 = 可以关注）"},

@@ -45,7 +45,7 @@ def section(hs: HeadSteps, name: str, group, query_label: str, unscaled: bool) -
     columns = st.columns(len(group) + (name == "softmax"))
     for column, s in zip(columns, group):
         with column:
-            stage(s, hs.query)
+            stage(s, hs.query, hs.shared)
     if name == "scores":
         inside(hs, query_label)
     if name == "softmax":
@@ -69,10 +69,18 @@ def inside(hs: HeadSteps, query_label: str) -> None:
                "self_attention.neuron", csv=partial(to_csv, n.products, dims, hs.k_labels))
 
 
-def stage(s: Step, query: int) -> None:
-    """One stage: its formula and its matrix, the chosen query's row outlined where rows are queries."""
+SHARED_STEPS = ("w_k", "w_v", "k", "v")  # what a query head reads from the key/value head it shares
+
+
+def stage(s: Step, query: int, shared: tuple[int, int, int] | None = None) -> None:
+    """One stage: its formula and its matrix, the chosen query's row outlined where rows are queries; a key or value
+    stage names the key/value head it belongs to when query heads share them."""
     st.latex(s.latex)
-    fig = figs.stage(s.values, s.x_labels, s.y_labels, t(f"self_attention.step.{s.name}"), s.zrange,
+    title = t(f"self_attention.step.{s.name}")
+    if shared is not None and s.name in SHARED_STEPS:
+        kv, first, last = shared
+        title += " · " + t("self_attention.shared", kv=kv, first=first, last=last)
+    fig = figs.stage(s.values, s.x_labels, s.y_labels, title, s.zrange,
                      t(f"self_attention.axis.{s.x_axis}"), t(f"self_attention.axis.{s.y_axis}"),
                      query if s.query_rows else None, s.columns, ".0f" if s.name == "mask" else ".4f")
     page.chart(fig, f"self_attention.{s.name}", csv=partial(to_csv, s.values, s.x_labels, s.y_labels))

@@ -40,6 +40,9 @@ class HeadSteps:
     keys: slice  # which of its keys
     query: int  # the chosen query, counted within the shown ones
     outside: float  # the chosen query's weight on keys not shown (0 when all are)
+    # (key/value head, first and last query head sharing it) when the block shares each K/V head among several
+    # query heads (grouped-query attention); None when every query head has its own
+    shared: tuple[int, int, int] | None = None
 
 
 def query_labels(block: str, src_labels, tgt_labels) -> tuple[str, ...]:
@@ -152,7 +155,8 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
     inputs = (by_query("x", x, x_axis="feature"),) + (
         (step("memory", memory, None, k_lab, "feature", "key"),) if kind == "cross_attn" else ())
     allowed = (~np.isneginf(view.scores_masked[0, head, qs, ks])).astype(np.float32)  # [q, k] 1 = may attend
-    kv = view.kv_head(head)  # the key/value head this query head reads (shared under grouped-query attention)
+    group = view.q.shape[1] // view.k.shape[1]  # query heads per key/value head (grouped-query attention: > 1)
+    kv = head // group  # the key/value head this query head reads
     sections = (
         ("input", inputs),
         ("weights", tuple(step(f"w_{n}", weights[f"w_{n}"], None, None, "dim", "feature") for n in "qkv")),
@@ -166,7 +170,8 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
         ("output", (step("w_o", weights["w_o"], None, None, "feature", "feature"),
                     by_query("out", view.out[0, qs], x_axis="feature"))),
     )
-    return HeadSteps(sections, q_lab, k_lab, *_rows(view, head, qs, ks, query))
+    shared = (kv, kv * group, (kv + 1) * group - 1) if group > 1 else None
+    return HeadSteps(sections, q_lab, k_lab, *_rows(view, head, qs, ks, query), shared)
 
 
 def _rows(view, head: int, qs: slice, ks: slice, query: int) -> tuple:
