@@ -298,3 +298,16 @@ def test_a_generation_config_the_loader_refuses_is_said_and_the_page_keeps_its_d
     assert "generation_config.json" in said and "num_beams" in said
     assert at.radio(key="decoding.method").value == "greedy"
     assert at.metric[0].value  # the page goes on: the first step's token is shown
+
+
+def test_sampling_shows_no_empty_bar_of_a_token_it_cannot_draw():
+    """A small nucleus leaves a few tokens: the chart shows those, not zeros for <pad> or <s>."""
+    params = dict(temperature=0.7, top_k=0, top_p=0.5)
+    at = open_decoding(**{"decoding.method": "sample", "decoding.seed": 0},
+                       **{f"decoding.{k}": v for k, v in params.items()})
+    assert_clean(at)
+    _, sampled = named_chart(at, "decoding.top")["data"]
+    bars = decode(sampled["x"])
+    logits = torch.from_numpy(reference("sample", seed=0, **params).steps[0].logits)
+    drawable = int((decoding.sampling_distribution(logits, **params) > 0).sum())
+    assert len(bars) == min(drawable, loaders.DECODE_TOP) and (bars > 0).all()

@@ -37,6 +37,15 @@ def test_top_keeps_the_methods_probabilities_and_the_models_for_sampling():
     assert outside.chosen == -1
 
 
+def test_sampling_lists_only_the_tokens_its_filtered_distribution_can_draw():
+    # top-p left two tokens; the other three of the step's top five are zeros (torch.topk takes the lowest ids)
+    filtered = NS(top=((7, 0.6), (5, 0.4), (0, 0.0), (1, 0.0), (2, 0.0)), chosen=5, logits=np.arange(8.0))
+    sampled = view.top(filtered, "sample")
+    assert sampled.ids == (7, 5) and sampled.chosen == 1
+    np.testing.assert_allclose(sampled.probs, [0.6, 0.4])
+    assert view.top(filtered, "greedy").ids == (7, 5, 0, 1, 2)  # the model's own softmax: listed as it is
+
+
 def test_rare_sums_the_models_probability_below_a_bound():
     # one token at 0.9 and 100 at 0.001 each, the spread label smoothing leaves: logits log(p)
     logits = [math.log(0.9)] + [math.log(0.001)] * 100

@@ -74,7 +74,11 @@ class Top:
 
 
 def top(step, method: str) -> Top:
-    ids, probs = zip(*step.top)
+    """The step's most likely tokens. When sampling, only those the filtered distribution can draw: top-k and
+    top-p leave the rest at probability 0, and listing them would fill the chart with empty bars of whatever
+    tokens torch.topk takes among the zeros (<pad>, <s>, byte pieces)."""
+    pairs = [(i, p) for i, p in step.top if p > 0 or method != "sample"]
+    ids, probs = zip(*pairs)
     reference = softmax(step.logits)[list(ids)] if method == "sample" else None
     return Top(ids, np.asarray(probs), ids.index(step.chosen) if step.chosen in ids else -1, reference)
 
