@@ -155,8 +155,7 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
     inputs = (by_query("x", x, x_axis="feature"),) + (
         (step("memory", memory, None, k_lab, "feature", "key"),) if kind == "cross_attn" else ())
     allowed = (~np.isneginf(view.scores_masked[0, head, qs, ks])).astype(np.float32)  # [q, k] 1 = may attend
-    group = view.q.shape[1] // view.k.shape[1]  # query heads per key/value head (grouped-query attention: > 1)
-    kv = head // group  # the key/value head this query head reads
+    kv, shared = key_value_head(view, head)
     sections = (
         ("input", inputs),
         ("weights", tuple(step(f"w_{n}", weights[f"w_{n}"], None, None, "dim", "feature") for n in "qkv")),
@@ -170,8 +169,16 @@ def head_steps(trace, weights: dict, cfg, block: str, layer: int, head: int, src
         ("output", (step("w_o", weights["w_o"], None, None, "feature", "feature"),
                     by_query("out", view.out[0, qs], x_axis="feature"))),
     )
-    shared = (kv, kv * group, (kv + 1) * group - 1) if group > 1 else None
     return HeadSteps(sections, q_lab, k_lab, *_rows(view, head, qs, ks, query), shared)
+
+
+def key_value_head(view, head: int) -> tuple[int, tuple[int, int, int] | None]:
+    """The key/value head query head `head` reads, and HeadSteps.shared: (that head, the first and the last query
+    head sharing it) when the block shares each key/value head among several (grouped-query attention), else None.
+    Read from the trace's own shapes: q has the model's query heads, k its key/value heads."""
+    group = view.q.shape[1] // view.k.shape[1]
+    kv = head // group
+    return kv, ((kv, kv * group, (kv + 1) * group - 1) if group > 1 else None)
 
 
 def _rows(view, head: int, qs: slice, ks: slice, query: int) -> tuple:
