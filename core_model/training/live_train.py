@@ -185,3 +185,8 @@ def main() -> None:
     data = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     train_elsewhere(data, sys.stdin.buffer)
+    # Everything is sent and flushed. Exit at once: a normal shutdown would close stdin while the thread waiting for
+    # a stop still holds its lock (the parent closes its end only once it has read the last word), and Python then
+    # aborts ("could not acquire lock for <stdin> at interpreter shutdown"), exit code -6 instead of 0.
+    sys.stderr.flush()
+    os._exit(0)

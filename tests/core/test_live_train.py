@@ -105,3 +105,25 @@ def test_a_run_elsewhere_writes_each_record_pickled_then_its_last_word():
     assert records[0].step == 0 and records[-1].ended == "stopped" and records[-1].step <= 5
     probe = items[0][1]
     assert probe.source == "red cat two sun left big one" and probe.target == "one big left sun two cat red"
+
+
+def test_the_runs_process_exits_cleanly_while_its_parent_still_holds_its_stdin():
+    """The parent reads the last word, then closes the run's stdin: the run must end with 0 though its stop-waiting
+    thread still reads from it (a normal interpreter shutdown aborted there, exit code -6)."""
+    import pickle
+    import subprocess
+    import sys
+
+    from viz_app.live_training import CHILD
+    from viz_app.registry import ROOT
+
+    process = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    pickle.dump((dataclasses.replace(SHORT, steps=3), 1, SECONDS), process.stdin)
+    process.stdin.flush()
+    while pickle.load(process.stdout) is not None:  # the records, then None
+        pass
+    try:
+        assert process.wait(60) == 0  # stdin still open
+    finally:
+        process.stdin.close()
+        process.stdout.close()
