@@ -56,3 +56,21 @@ def copy_from_torch():
         ours.eval()
         ref.eval()
     return copy
+
+
+@pytest.fixture(scope="session")
+def hub_folder(tmp_path_factory):
+    """`hub_folder(name)`: the small Hugging Face folder of family `name` (tests/families), built by transformers once
+    per test session and shared by every test that reads it (copy it before changing a file)."""
+    built = {}
+
+    def get(name: str):
+        if name not in built:
+            pytest.importorskip("transformers")  # a dev requirement: the folders are made by transformers itself
+            from tests.families import FAMILIES
+            from tests.families.build import build
+
+            built[name] = build(FAMILIES[name], tmp_path_factory.mktemp(name) / f"tiny-{name}")
+        return built[name]
+
+    return get

@@ -1,23 +1,21 @@
 """A Llama folder with grouped-query attention (4 query heads, 2 key/value heads) made by transformers, zipped and
-uploaded through the sidebar: it loads as its own model, and every page draws it without an exception."""
+uploaded through the sidebar: the pages that show a head name the key/value head it shares. That every page draws it
+is tested with every family's in tests/app/test_family_uploads.py."""
 import pytest
 
 from core_model.heads import head_weights
 from tests.app.conftest import draws, named_chart, upload_zip, zipped
 from viz_app import loaders
-from viz_app.registry import NAMES
 
-pytest.importorskip("transformers")  # a dev requirement: the tiny model is made by transformers itself
-from tests.core.test_llama import tiny  # noqa: E402  (after the skip: it imports transformers)
 
 SENTENCE = "The cat sat on the mat."
 pytestmark = pytest.mark.usefixtures("own_models_here")  # tests/app/conftest.py
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory, own_models_here):
+def session(hub_folder, own_models_here):
     """One session that uploaded the zip (the probe runs in a child process: a few seconds), shared by the tests."""
-    folder = tiny(tmp_path_factory.mktemp("llama") / "tiny-llama", "llama-gqa")
+    folder = hub_folder("llama-gqa")  # tests/families/llama.py
     return upload_zip("tiny-llama.zip", zipped(folder, "tiny-llama"), SENTENCE)
 
 
@@ -26,11 +24,6 @@ def test_the_zip_loads_as_a_grouped_query_decoder(session):
     cfg = loaders.load_model(session.session_state["model"]).config
     assert (cfg.architecture, cfg.n_heads, cfg.kv_heads, cfg.ffn, cfg.rope_layout) == ("decoder", 4, 2, "gated",
                                                                                          "halves")
-
-
-@pytest.mark.parametrize("page", NAMES)
-def test_every_page_draws_the_uploaded_llama(session, page):
-    draws(session, page)
 
 
 @pytest.mark.parametrize("page", ["self_attention", "explorer", "positional", "worked_example"])

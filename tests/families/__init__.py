@@ -1,0 +1,14 @@
+"""Small Hugging Face folders of every family an importer reads, made by transformers itself, and the comparison of
+our traced forward with transformers' own (tests/core/test_families.py; the app's upload in tests/app).
+
+A family is one `Family` (spec.py) in a module of its own here, listed in FAMILIES below: the transformers classes,
+the config fields of a small model of that family, and the tokenizer files its repositories ship (tokenizers.py).
+Each folder is built once per test session (the `hub_folder` fixture, tests/conftest.py) and shared by every test
+that reads it. Adding a family: a module here with its Family entries, one name in FAMILIES.
+"""
+from __future__ import annotations
+
+from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
+from .spec import Family
+
+FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2)}
