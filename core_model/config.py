@@ -23,7 +23,7 @@ ROPE_LAYOUTS = ("interleaved", "halves")
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias")
+            "ffn_bias", "attn_out_bias", "scale_scores")
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class ModelConfig:
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
     bias: bool = True  # biases in the attention projections: Q, K, V, and W_O unless attn_out_bias is false
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
+    scale_scores: bool = True  # attention's 1/√d_k; false for a model trained without it (T5, GPT-Neo)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
@@ -158,7 +159,7 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias"):
+                     "mask_padding", "ffn_bias", "scale_scores"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."

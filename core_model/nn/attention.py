@@ -43,9 +43,10 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
                  positional: str = "none", base: float = 10000.0, n_kv_heads: int = 0, out_bias: bool | None = None,
-                 rope_layout: str = "interleaved"):
+                 rope_layout: str = "interleaved", scaled: bool = True):
         """n_kv_heads: key/value heads (0 = n_heads), each shared by n_heads / n_kv_heads consecutive query heads;
-        out_bias: W_O's bias (None = as `bias`); rope_layout: which dimensions RoPE turns together."""
+        out_bias: W_O's bias (None = as `bias`); rope_layout: which dimensions RoPE turns together; scaled: False
+        for a model trained without the 1/√d_k (T5, GPT-Neo)."""
         super().__init__()
         self.n_heads, self.d_head = n_heads, d_model // n_heads
         self.n_kv_heads = n_kv_heads or n_heads
@@ -55,6 +56,7 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(d_model, d_model, bias=bias if out_bias is None else out_bias)
         self.dropout = nn.Dropout(dropout)
         self.positional, self.base, self.rope_layout = positional, base, rope_layout  # "rope" and "alibi" matter here
+        self.scaled = scaled
 
     def split(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
         b, n, _ = x.shape  # [b, n, heads × d_head]
@@ -99,7 +101,7 @@ class MultiHeadAttention(nn.Module):
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments)  # [1, h, q, k]
             recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from
-        scale, hook = scale_scores(), None
+        scale, hook = self.scaled and scale_scores(), None
         if active() is not None:  # a trace is recording this call: the hook keeps each step (trace/attention_points)
             for leaf, value in (("q", q), ("k", k)):
                 record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them

@@ -124,9 +124,10 @@ class Layer(nn.Module):
         self.pre_norm = cfg.norm_placement == "pre"
         out_bias = cfg.bias and cfg.attn_out_bias
         self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, cfg.positional,
-                                            cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout)
-        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias,
-                                             out_bias=out_bias) if cross else None
+                                            cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout,
+                                            cfg.scale_scores)
+        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, out_bias=out_bias,
+                                             scaled=cfg.scale_scores) if cross else None
         self.ffn = FeedForward(cfg)
         self.norm1, self.norm2 = make_norm(cfg), make_norm(cfg)
         self.norm3 = make_norm(cfg) if cross else None

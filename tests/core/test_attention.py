@@ -163,3 +163,14 @@ def test_cached_steps_match_one_full_causal_pass(positional):
     assert cross_cache["k"].shape == (B, H, 5, D_HEAD)  # computed once, not appended per step
     assert_activations_close(torch.cat(steps_self, dim=1), full_self)
     assert_activations_close(torch.cat(steps_cross, dim=1), full_cross)
+
+
+def test_a_block_trained_without_the_scale_takes_the_softmax_of_q_dot_k():
+    ours = MultiHeadAttention(D_MODEL, H, scaled=False).eval()
+    x = torch.randn(1, 4, D_MODEL)
+    with torch.no_grad():
+        _, weights = ours(x)
+    q, k = ours.split(ours.q_proj(x)), ours.split(ours.k_proj(x))
+    want = torch.softmax(q @ k.transpose(-2, -1), -1)  # no 1/√d_k
+    assert torch.allclose(weights, want, atol=1e-6)
+    assert not torch.allclose(weights, torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(D_HEAD), -1), atol=1e-3)
