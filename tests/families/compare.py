@@ -31,16 +31,16 @@ class Feed:
     tgt_keep: torch.Tensor | None = None
 
 
-def feed(loaded, texts: list[str]) -> Feed:
+def feed(loaded, texts: list[str], targets: list[str] | None = None) -> Feed:
     """An encoder reads each text framed as its tokenizer frames it ([CLS] … [SEP], … </s>); a decoder reads bos
-    and the text (an encoder-decoder's decoder: its start token and TARGETS, one per text)."""
+    and the text (an encoder-decoder's decoder: its start token and `targets`, by default TARGETS in turn)."""
     cfg, tokens, out = loaded.config, loaded.tokenizers, Feed()
     if cfg.has_encoder:
         tok = tokens["src"]
         out.src, out.src_keep = padded([tok.frame(tok.encode(t)) for t in texts], cfg.pad_id)
     if cfg.has_decoder:
         tok = tokens["tgt"]
-        read = texts if not cfg.has_encoder else [TARGETS[i % len(TARGETS)] for i in range(len(texts))]
+        read = texts if not cfg.has_encoder else targets or [TARGETS[i % len(TARGETS)] for i in range(len(texts))]
         out.tgt, out.tgt_keep = padded([[cfg.bos_id] + tok.encode(t) for t in read], cfg.pad_id)
     return out
 
