@@ -100,6 +100,16 @@ STRINGS = {
                                    "zh": "{file} 必须把每个词元对应到它的编号。"},
     "error.marian_vocab_ids": {"en": "{file} must number its pieces 0 to {most:,}, each once.",
                                "zh": "{file} 必须给词元从 0 到 {most:,} 依次编号，每个编号恰好用一次。"},
+    # weights kept in shards (model.safetensors.index.json and model-0000N-of-0000M.safetensors)
+    "error.index_invalid": {"en": "{file} has no weight_map from tensor names to shard files.",
+                            "zh": "{file} 中没有从张量名到分片文件的 weight_map。"},
+    "error.shard_name": {"en": "{file} names the shard {shard}, which is no model-0000N-of-0000M.safetensors file "
+                               "beside it.",
+                         "zh": "{file} 指向的分片 {shard} 不是同一文件夹中的 model-0000N-of-0000M.safetensors 文件。"},
+    "error.shard_missing": {"en": "{file} names the shard {shard}, which the folder lacks.",
+                            "zh": "{file} 指向的分片 {shard} 不在文件夹中。"},
+    "error.shard_mismatch": {"en": "The tensor {tensor} is not where {file} places it ({shard}), or is in two shards.",
+                             "zh": "张量 {tensor} 不在 {file} 所指的分片（{shard}）中，或同时出现在两个分片里。"},
     # the tokenizer
     "error.tokenizer_missing": {"en": "No tokenizer file at {path}.", "zh": "{path} 处没有分词器文件。"},
     "error.tokenizer_empty": {"en": "The tokenizer model file {file} is empty.", "zh": "分词器模型文件 {file} 是空的。"},
