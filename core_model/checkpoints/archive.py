@@ -1,7 +1,8 @@
 """A checkpoint a user brings: an uploaded zip, or a folder to copy.
 
 extract_zip and copy_folder write only the files a load reads (folder.read: files() and the weight shards), each
-under its bare name, within size limits, and never where the zip says; load_zip then loads the result with every check of folder.load.
+under its bare name, within size limits, and never where the zip says; load_zip then loads the result with every
+check of folder.load.
 """
 from __future__ import annotations
 

@@ -23,8 +23,8 @@ from ..messages import coded, shortened
 from ..nn.model import Transformer
 # What this loader shares with the importers lives in safe_load, below them all.
 from .safe_load import (CARD, CONFIG, GENERATION_FILE, INDEX, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, SHARD,
-                        SNAPSHOT_FILE, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type, read_json_file, read_tensors,
-                        required, size_text, within_limit)
+                        SNAPSHOT_FILE, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type, read_json_file,
+                        read_tensors, required, size_text, within_limit)
 from ..tokenizers import Tokenizer
 
 # Every file a load of ours reads or keeps, and a Hugging Face folder's generation_config.json (read by the decoding

@@ -344,7 +344,8 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
 
 
 def check_tensor(got: torch.Tensor, want: torch.Tensor, shown: str, what: str = WEIGHTS) -> None:
-    """Refuse the tensor named `shown` in the file `what` unless it has `want`'s shape and finite floating-point values."""
+    """Refuse the tensor named `shown` in the file `what` unless it has `want`'s shape and finite floating-point
+    values."""
     fields = {"file": what, "tensor": shortened(shown, 80)}
     if tuple(got.shape) != tuple(want.shape):
         raise CheckpointError(f"{what}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.",
