@@ -30,7 +30,7 @@ VOCAB_JSON, MERGES, VOCAB_TXT = "vocab.json", "merges.txt", "vocab.txt"
 # Every file `read` may open: an importer lists them in its FILES, so that an upload keeps them, within the limits.
 FILES = (JSON, CONFIG, SPECIAL_MAP, *SPM_FILES, VOCAB_JSON, MERGES, VOCAB_TXT)
 ROLES = ("pad", "unk", "bos", "eos", "cls", "sep", "mask")  # <role>_token in tokenizer_config.json
-MAX_BYTES = 32 * 2**20  # tokenizer_config.json and special_tokens_map.json are a few KB (checkpoints checks first)
+MAX_BYTES = 32 * 2**20  # any of FILES: a BERT tokenizer.json is a few MB, tokenizer_config.json a few KB
 
 
 def _json(path: Path) -> dict:
@@ -38,15 +38,22 @@ def _json(path: Path) -> dict:
     if not path.is_file():
         return {}
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise ValueError("too big")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_sized(path).read_text(encoding="utf-8"))
     except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
         raise CodedError(f"The tokenizer file {path.name} is not a JSON object.", "tokenizer_not_json",
                          {"file": path.name})
     return data
+
+
+def _sized(path: Path) -> Path:
+    """The file, if within MAX_BYTES (read whole, it must fit in memory; checkpoints checks the files an importer
+    lists first, with its own limits)."""
+    if path.stat().st_size > MAX_BYTES:
+        raise CodedError(f"The tokenizer file {path.name} is over {MAX_BYTES // 2**20} MB.", "tokenizer_too_big",
+                         {"file": path.name, "most": MAX_BYTES // 2**20})
+    return path
 
 
 def _content(value) -> str | None:
@@ -94,6 +101,9 @@ def read(path, roles: dict[str, str | int | None], frames_input: bool | None = N
         raise CodedError(f"Neither config.json nor {CONFIG} names the eos token.", "tokenizer_no_role",
                          {"role": "eos", "file": CONFIG})
     want = {role: want["eos"] if token is None else token for role, token in want.items()}
+    for name in FILES:
+        if (path / name).is_file():
+            _sized(path / name)
     if (path / JSON).is_file():
         return _from_json(path / JSON, want, frames_input)
     for name in SPM_FILES:

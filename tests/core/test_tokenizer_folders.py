@@ -204,3 +204,29 @@ def test_a_family_folders_roles_come_from_config_ids_or_else_its_files(hub_folde
     assert (from_config.bos_id, from_config.eos_id, from_config.pad_id, from_config.unk_id) == (1, 2, 2, 0)
     fast = transformers.AutoTokenizer.from_pretrained(folder)
     assert from_files.encode(TEXTS[1]) == fast(TEXTS[1], add_special_tokens=False)["input_ids"]
+
+
+def test_a_file_writing_the_mark_in_its_normalizer_is_read_as_the_file_says(spm_folders, tmp_path):
+    # Llama 2's and Gemma's files on the hub: no pre-tokenizer, a normalizer prepending ▁ and replacing each space
+    folder = tmp_path / "llama2-hub"
+    shutil.copytree(spm_folders["llama2"], folder)
+    spec = json.loads((folder / "tokenizer.json").read_text())
+    spec["pre_tokenizer"] = None
+    spec["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}
+    (folder / "tokenizer.json").write_text(json.dumps(spec))
+    tok, raw = folder_tokenizer.read(folder, {}), tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    assert type(tok) is MetaspaceTokenizer
+    for text in TEXTS:
+        assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids, text
+    ids = tok.encode(" the cat")  # the space of its own, and the ▁ the normalizer prepends
+    assert (tok.display_pieces(ids), tok.word_ids(ids)) == (["▁", "▁the", "▁c", "at"], [-1, 0, 1, 1])
+    assert tok.decode(ids) == tok.decode_visible(ids) == " the cat"
+
+
+def test_a_tokenizer_file_over_the_limit_is_refused_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(folder_tokenizer, "MAX_BYTES", 100)
+    (tmp_path / "vocab.txt").write_text("[PAD]\n" * 50)
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "[PAD]"})
+    assert (refused.value.code, refused.value.fields["file"]) == ("tokenizer_too_big", "vocab.txt")
