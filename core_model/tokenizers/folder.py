@@ -108,7 +108,8 @@ def read(path, roles: dict[str, str | int | None], frames_input: bool | None = N
         return _from_json(path / JSON, want, frames_input)
     for name in SPM_FILES:
         if (path / name).is_file():
-            return SentencePieceModelTokenizer.read(path / name, want, ends_with_eos, bool(frames_input))
+            return SentencePieceModelTokenizer.read(path / name, want, ends_with_eos, bool(frames_input),
+                                                    **_spm_added(path))
     if (path / VOCAB_JSON).is_file() and (path / MERGES).is_file():
         return ByteLevelBPETokenizer(_byte_bpe(path, named), want, frames_input)
     if (path / VOCAB_TXT).is_file():
@@ -133,6 +134,14 @@ def _from_json(file: Path, roles: dict, frames_input: bool | None) -> HubTokeniz
     raise CodedError(f"The tokenizer file {file.name} has a {shortened(str(model), 40)} model, which is not read: "
                      "only byte-level BPE, WordPiece and sentencepiece-style (Unigram, or BPE writing ▁) are.",
                      "tokenizer_model_kind", {"file": file.name, "model": shortened(str(model), 40)})
+
+
+def _spm_added(path: Path) -> dict:
+    """What a sentencepiece model read alone has after its pieces: tokenizer_config.json's added_tokens_decoder
+    (id -> text), and T5's count of extra_ids."""
+    extra = _json(path / CONFIG).get("extra_ids", 0)
+    extra = extra if isinstance(extra, int) and not isinstance(extra, bool) and 0 <= extra <= 1000 else 0
+    return {"added": {i: text for i, (text, _) in added_tokens(path).items()}, "extra_ids": extra}
 
 
 def _with_added(tokenizer, path: Path, named: dict[str, str]):
