@@ -250,3 +250,12 @@ def test_a_tokenizer_json_that_is_no_tokenizer_is_refused_naming_it(tmp_path, te
     with pytest.raises(CodedError) as refused:
         folder_tokenizer.read(tmp_path, {"eos": "</s>"})
     assert (refused.value.code, refused.value.fields) == ("tokenizer_not_hf", {"file": "tokenizer.json"})
+
+
+def test_a_tokenizer_json_of_another_model_kind_is_refused_naming_it(tmp_path):
+    tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "</s>": 1}, unk_token="a")).save(
+        str(tmp_path / "tokenizer.json"))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "</s>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_model_kind", {"file": "tokenizer.json",
+                                                                                   "model": "WordLevel"})
