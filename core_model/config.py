@@ -121,8 +121,8 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
-                     "pad_id", "unk_id", "bos_id", "eos_id"):
+        for name in ("n_kv_heads", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+                     "max_positions", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."

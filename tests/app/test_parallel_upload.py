@@ -45,7 +45,8 @@ def test_the_overview_diagram_says_the_layer_is_parallel(session, kind):
 def test_the_positional_page_draws_the_angles_of_the_turned_dimensions_only(session, kind):
     session.switch_page("app_pages/positional.py").run()
     dims = {"pythia": 2, "phi": 4}[kind]
-    assert shown(text("positional.rope.partial", "en", dims=dims, d_head=8)) in [shown(c.value) for c in session.caption]
+    captions = [shown(c.value) for c in session.caption]
+    assert shown(text("positional.rope.partial", "en", dims=dims, d_head=8)) in captions
     angles = named_z(session, "positional.model.rope.angles")  # [positions, turned pairs]
     expected = rope_angles(torch.arange(angles.shape[0]), dims, 10000.0).numpy()  # θᵢ = base^(−2i/dims)
     assert angles.shape[1] == dims // 2
