@@ -3,9 +3,9 @@
 The folder holds `config.json` (model_type "gpt_neo"), `model.safetensors` and `tokenizer.json`, as `save_pretrained`
 writes them. GPT-Neo is GPT-2's decoder (learned positions, pre-norm LayerNorms and a final one, GELU's tanh
 approximation, no embedding scaling, an output tied to the token embedding without a bias) with three differences:
-  - its layers alternate global and local attention: `attention_types` ([[["global", "local"], 12]]: the pair
-    repeated 12 times) spells out one type per layer; a local layer's query sees only itself and the window_size - 1
-    tokens before it (our ModelConfig.window, with window_layers = the local layers);
+  - its layers alternate global and local attention: `attention_layers` gives one type per layer, as
+    `attention_types` ([[["global", "local"], 12]]: the pair repeated 12 times) spells it out; a local layer's query
+    sees only itself and the window_size - 1 tokens before it (our ModelConfig.window; window_layers: the local ones);
   - its scores are not divided by √d_k (ModelConfig.scale_scores false);
   - W_Q, W_K and W_V have no bias, W_O has one (ModelConfig.qkv_bias false), each an nn.Linear of its own, as the
     FFN's c_fc and c_proj: no split, no transpose.
@@ -55,14 +55,20 @@ LAYER = {"norm1": "ln_1", "self_attn.q_proj": "attn.attention.q_proj", "self_att
 
 
 def local_layers(hf: dict, n_layers: int) -> tuple[int, ...]:
-    """The local layers of `attention_types` ([[types, times], …]: each list of types repeated, in order), which must
-    give one type, "global" or "local", per layer (counted before it is spelled out)."""
-    given = hf.get("attention_types", [[list(ATTENTION_TYPES), 12]])
-    if not (isinstance(given, list) and all(map(_repeated, given))
-            and sum(len(kinds) * times for kinds, times in given) == n_layers):
-        raise hub.refuse(FAMILY, "attention_types", f"[[types, times], …] giving 'global' or 'local' to each of the "
-                                                    f"{n_layers} layers", given)
-    types = [kind for kinds, times in given for _ in range(times) for kind in kinds]
+    """The local layers: those `attention_layers` (one type per layer, what transformers reads when the file has it)
+    names "local"; without it, as `attention_types` ([[types, times], …]: each list repeated in order) spells it out.
+    Either must give one type, "global" or "local", per layer (attention_types counted before it is spelled out)."""
+    want = f"'global' or 'local' for each of the {n_layers} layers"
+    if "attention_layers" in hf:
+        types = hf["attention_layers"]
+        if not (isinstance(types, list) and len(types) == n_layers and all(t in ATTENTION_TYPES for t in types)):
+            raise hub.refuse(FAMILY, "attention_layers", want, types)
+    else:
+        given = hf.get("attention_types", [[list(ATTENTION_TYPES), 12]])
+        if not (isinstance(given, list) and all(map(_repeated, given))
+                and sum(len(kinds) * times for kinds, times in given) == n_layers):
+            raise hub.refuse(FAMILY, "attention_types", f"[[types, times], …] giving {want}", given)
+        types = [kind for kinds, times in given for _ in range(times) for kind in kinds]
     return tuple(i for i, kind in enumerate(types) if kind == "local")
 
 
