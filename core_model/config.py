@@ -226,10 +226,6 @@ class ModelConfig:
         group = self.n_heads // self.kv_heads
         return range(kv_head * group, (kv_head + 1) * group)
 
-    def is_local(self, layer: int) -> bool:
-        """Whether decoder layer `layer`'s self-attention sees only the last `window` tokens."""
-        return layer in self.window_layers
-
     @property
     def has_encoder(self) -> bool:
         return self.architecture in ("encoder-decoder", "encoder")
