@@ -7,7 +7,6 @@ from viz_app.classroom import Latex
 from viz_app import classroom, page
 from viz_app.export import to_csv
 from viz_app.figures.heatmap import matrix
-from viz_app.figures.masks import mask_figure
 from viz_app.i18n import t
 from viz_app.place import masks as place, predict
 from viz_app.views import masks as view, predict as asking
@@ -30,15 +29,7 @@ if not predict.ask(asking.blocked_keys(one.masks, len(q) // 2, q[len(q) // 2], k
                                        "|".join(map(str, (st.session_state["model"], lines, block, row, no_pad))))):
     st.stop()  # the masks below are the answer
 
-st.subheader(t("masks.masks", i=row + 1))
-st.write(t("masks.masks.about") + (" " + t("masks.off") if no_pad else ""))
-for column, (name, mask) in zip(st.columns(len(one.masks)), one.masks):
-    with column:
-        page.chart(mask_figure(mask, k, q, t(f"masks.kind.{name}"), t("masks.allowed"), t("masks.blocked"), **axes),
-                   f"masks.mask.{name}", partial(to_csv, mask, k, q))
-if view.padding_note(block):
-    st.caption(t(view.padding_note(block)))
-st.info(t("masks.fill"))
+place.mask_charts(one, block, row, no_pad)
 
 st.subheader(t("masks.scores", i=row + 1, layer=one.layer, head=one.head))
 if one.layer != st.session_state["layer"]:

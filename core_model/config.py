@@ -27,7 +27,7 @@ BLOCKS = ("sequential", "parallel", "parallel_shared")
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block")
+            "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers")
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,13 @@ class ModelConfig:
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
     bias: bool = True  # biases in the attention projections: Q, K, V, and W_O unless attn_out_bias is false
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
+    qkv_bias: bool = True  # false: no bias in Q, K and V even where `bias` gives W_O its own (GPT-Neo)
     scale_scores: bool = True  # attention's 1/√d_k; false for a model trained without it (T5, GPT-Neo)
+    # Local (sliding-window) attention in the decoder's self-attention: in the layers listed in window_layers a query
+    # sees only itself and the window - 1 tokens before it (GPT-Neo's local layers, Mistral's sliding_window); the
+    # other layers see every earlier token. window 0 = no window, and then window_layers is empty.
+    window: int = 0
+    window_layers: tuple[int, ...] = ()  # decoder layer indices, ascending (a JSON list reads as a tuple)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
@@ -83,6 +89,8 @@ class ModelConfig:
     eos_id: int = 3
 
     def __post_init__(self):
+        if isinstance(self.window_layers, list):  # as config.json holds it
+            object.__setattr__(self, "window_layers", tuple(self.window_layers))
         for problem in self._problems():
             raise ValueError(problem)
 
@@ -95,6 +103,7 @@ class ModelConfig:
         yield from self._number_problems()
         yield from self._stack_problems()
         yield from self._switch_problems()
+        yield from self._window_problems()
         yield from self._special_id_problems()
 
     def _choice_problems(self):
@@ -122,7 +131,7 @@ class ModelConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
         for name in ("n_kv_heads", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
-                     "max_positions", "pad_id", "unk_id", "bos_id", "eos_id"):
+                     "max_positions", "window", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."
@@ -181,7 +190,7 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias", "scale_scores"):
+                     "mask_padding", "ffn_bias", "scale_scores", "qkv_bias"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
@@ -190,6 +199,18 @@ class ModelConfig:
         if self.mask_padding is False and self.has_encoder:
             yield ("mask_padding is false, but an encoder would then read its padding: only a decoder-only model, "
                    "padded on the right, may leave it unmasked.")
+
+    def _window_problems(self):
+        """window_layers: distinct decoder layers in ascending order, listed exactly when there is a window."""
+        layers, n = self.window_layers, self.n_decoder_layers
+        if not isinstance(layers, tuple) or not all(isinstance(i, int) and not isinstance(i, bool) for i in layers):
+            yield f"window_layers is {shortened(repr(layers), 60)}, but must be a list of decoder layer indices."
+        elif list(layers) != sorted(set(layers)) or (layers and not 0 <= layers[0] <= layers[-1] < n):
+            yield (f"window_layers is {shortened(repr(list(layers)), 60)}, but must list distinct decoder layers "
+                   f"from 0 to n_decoder_layers - 1 ({n} - 1) in ascending order.")
+        elif isinstance(self.window, int) and bool(self.window) != bool(layers):
+            yield (f"window is {self.window} and window_layers is {list(layers)}: a window needs the layers that use "
+                   "it, and layers need a window.")
 
     def _special_id_problems(self):
         for side in self.sides:

@@ -39,7 +39,8 @@ class Batch:
     Each sentence's own ids are those of `run(name, sentence)`: the same tokenization and, for a
     translator, its own greedy translation as decoder input. `masks[block][kind]` are [b, q, k]
     booleans (True = may attend) for kind "padding" and, in decoder self-attention, "causal" and
-    "combined" (both at once); the padding mask is all True when the run switched it off.
+    "combined" (both at once), and for a model with local layers "window" (the causal mask cut to the last
+    `window` keys) and "combined_window"; the padding mask is all True when the run switched it off.
     """
     sentences: tuple[str, ...]
     src_ids: np.ndarray  # [b, s] encoder input, pad_id on the right ([b, 0] for a decoder-only model)
@@ -53,6 +54,8 @@ class Batch:
     masks: dict
     invariance: tuple[float, ...]  # per sentence: max |batched − alone| of the model's output on real tokens
     notices: tuple[tuple[str, dict], ...]
+    window: int = 0  # the local layers' window (ModelConfig.window); 0: every layer sees every earlier token
+    window_layers: tuple[int, ...] = ()  # the decoder layers that use it (their masks: "window", "combined_window")
 
 
 def final_output(trace: Trace, cfg) -> np.ndarray:
@@ -73,8 +76,8 @@ def invariance(batched: Trace, alone: list[Trace], cfg) -> tuple[float, ...]:
 
 def batch_masks(cfg, src, tgt, pad_mask: bool, lengths: dict) -> dict:
     """The masks of each attention block for ids src [b, s] and tgt [b, t] (each sentence's own tokens counted in
-    `lengths`), as [b, q, k] numpy booleans. The padding mask is all True when the run switched it off, and for a
-    model that masks no padding (cfg.mask_padding false: GPT-2's, whose padding is its <s> token)."""
+    `lengths`), as [b, q, k] numpy booleans (Batch.masks). The padding mask is all True when the run switched it
+    off, and for a model that masks no padding (cfg.mask_padding false: GPT-2's, whose padding is its <s> token)."""
     out, b = {}, (src if cfg.has_encoder else tgt).shape[0]
     masked = pad_mask and cfg.mask_padding
 
@@ -88,6 +91,9 @@ def batch_masks(cfg, src, tgt, pad_mask: bool, lengths: dict) -> dict:
         keys = keys_ok("tgt", tgt, tgt.shape[1])
         causal = masks.causal_mask(tgt.shape[1])[0].expand(b, -1, -1).numpy()  # [b, t, t]
         out["decoder.self_attn"] = {"padding": keys, "causal": causal, "combined": keys & causal}
+        if cfg.window:  # the local layers' (ModelConfig.window_layers)
+            window = masks.causal_mask(tgt.shape[1], window=cfg.window)[0].expand(b, -1, -1).numpy()  # [b, t, t]
+            out["decoder.self_attn"].update(window=window, combined_window=keys & window)
     if cfg.architecture == "encoder-decoder":
         out["decoder.cross_attn"] = {"padding": keys_ok("src", src, tgt.shape[1])}
     return out

@@ -1,6 +1,7 @@
-"""What the Llama-style importers share (core_model/importers/llama.py and qwen2.py): transformers' Qwen2 code is
-Llama's with biases on Q, K and V, so the two keep the same config keys and the same weight names. GPT-NeoX's and
-Phi's importers share the reading of the config (`config`, `rope_dims`: partial rotary) and the build (`loaded`).
+"""What the Llama-style importers share (core_model/importers/llama.py, qwen2.py and mistral.py): transformers' Qwen2
+and Mistral code is Llama's, with biases on Q, K and V (Qwen2) and a sliding window (both: `sliding`, the family's own
+reading of it), so they keep the same config keys and the same weight names. GPT-NeoX's and Phi's importers share the
+reading of the config (`config`, `rope_dims`: partial rotary) and the build (`loaded`).
 
 Both are decoders with pre-norm layers and a final norm, all RMSNorm (weight × x / √(mean(x²) + eps)), RoPE in the
 "halves" layout (rotate_half) at base `rope_theta`, grouped-query attention (num_key_value_heads: our n_kv_heads),
@@ -91,9 +92,12 @@ def _rope_type(params: dict):
     return params.get("rope_type", params.get("type", "default"))
 
 
-def config(hf: dict, declared: hub.HubConfig, **more) -> ModelConfig:
-    """Our config for a Llama-style config.json read through `declared` (the family's table); `more`: its own."""
+def config(hf: dict, declared: hub.HubConfig, window=None, **more) -> ModelConfig:
+    """Our config for a Llama-style config.json read through `declared` (the family's table); `window(hf, layers)`,
+    if given: the family's sliding window (Mistral's, Qwen2's) as our window and window_layers; `more`: the family's
+    own fields (GPT-NeoX's and Phi's rope_dims)."""
     values = declared.read(hf)
+    more.update(window(hf, values["n_decoder_layers"]) if window else {})
     family = declared.family
     base = rope_base(hf, family)
     d_head = hf.get("head_dim")
@@ -143,10 +147,11 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
     return ours
 
 
-def load(path, declared: hub.HubConfig, name: str = "", **more) -> Loaded:
-    """Load a Llama-style folder as a decoder-only core_model with its byte-level BPE tokenizer."""
+def load(path, declared: hub.HubConfig, name: str = "", window=None) -> Loaded:
+    """Load a Llama-style folder as a decoder-only core_model with its byte-level BPE tokenizer; `window`: as in
+    `config`."""
     path = Path(path)
-    cfg = config(read_hf_config(path), declared, **more)
+    cfg = config(read_hf_config(path), declared, window)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     expected = shapes(cfg)
     ignore = tuple(f"model.layers.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
@@ -165,10 +170,18 @@ def loaded(path: Path, cfg: ModelConfig, ours: dict[str, torch.Tensor], family: 
     return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg, family), path)
 
 
+def sliding(size, layers) -> dict:
+    """Our window and window_layers for a sliding window of `size` tokens (None or 0: none) in `layers`."""
+    layers = tuple(layers) if size else ()
+    return {"window": size if layers else 0, "window_layers": layers}
+
+
 def card(path: Path, name: str, cfg: ModelConfig, family: str) -> str:
     heads = f"{cfg.n_heads} heads" + (f" sharing {cfg.kv_heads} key/value heads" if cfg.kv_heads != cfg.n_heads else "")
     part = f" on {cfg.rotary_dims} of each head's {cfg.d_head} dimensions" if cfg.rope_dims else ""
     blocks = "" if cfg.block == "sequential" else ", attention and FFN side by side in each layer"
+    if cfg.window:
+        heads += f", a sliding window of {cfg.window} tokens in layers {', '.join(map(str, cfg.window_layers))}"
     return hub.card(path, name, f"{family}-style language model: {cfg.n_decoder_layers} layers, {heads}, "
                                 f"{cfg.d_model} wide, RoPE (base {cfg.positional_base:g}){part}{blocks}, byte-level "
                                 f"BPE vocabulary of {cfg.tgt_vocab_size}", "decoder")

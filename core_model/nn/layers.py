@@ -122,11 +122,11 @@ class Layer(nn.Module):
     def __init__(self, cfg: ModelConfig, cross: bool):
         super().__init__()
         self.pre_norm = cfg.norm_placement == "pre"
-        out_bias = cfg.bias and cfg.attn_out_bias
-        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, cfg.positional,
+        bias, out_bias = cfg.bias and cfg.qkv_bias, cfg.bias and cfg.attn_out_bias
+        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, bias, cfg.positional,
                                             cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout,
                                             cfg.scale_scores, cfg.rope_dims)
-        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, out_bias=out_bias,
+        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, bias, out_bias=out_bias,
                                              scaled=cfg.scale_scores) if cross else None
         self.ffn = FeedForward(cfg)
         self.block = cfg.block
@@ -190,14 +190,17 @@ class Stack(nn.Module):
     """N layers, and a final norm for pre-norm stacks (post-norm layers already end in one)."""
     LEAVES = STACK_LEAVES
 
-    def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool):
+    def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool, local: tuple[int, ...] = ()):
+        """local: the layers whose self-attention reads `local_mask` (ModelConfig.window_layers), not `mask`."""
         super().__init__()
         self.layers = nn.ModuleList(Layer(cfg, cross) for _ in range(n_layers))
         self.final_norm = make_norm(cfg) if cfg.norm_placement == "pre" else None
+        self.local = frozenset(local)
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, caches=None):
+    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, caches=None, local_mask=None):
         for i, layer in enumerate(self.layers):
-            x = layer(x, mask, memory, memory_mask, start, None if caches is None else caches[i])
+            here = local_mask if i in self.local else mask
+            x = layer(x, here, memory, memory_mask, start, None if caches is None else caches[i])
         if self.final_norm is not None:
             x = self.final_norm(x)
             record(self, "final_norm", x)

@@ -13,12 +13,18 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
 
 
 def causal_mask(q_len: int, k_len: int | None = None, offset: int = 0,
-                device: torch.device | None = None) -> torch.Tensor:
-    """Query i (at absolute position offset + i) may see keys 0..offset + i: [1, 1, q, k]."""
+                device: torch.device | None = None, window: int = 0) -> torch.Tensor:
+    """Query i (at absolute position offset + i) may see keys 0..offset + i: [1, 1, q, k].
+
+    With a window w > 0 (local, sliding-window attention) only the last w of them: keys offset + i - w + 1..offset + i.
+    """
     k_len = q_len + offset if k_len is None else k_len
     q_pos = torch.arange(q_len, device=device)[:, None] + offset  # [q, 1]
     k_pos = torch.arange(k_len, device=device)[None, :]  # [1, k]
-    return (k_pos <= q_pos)[None, None]
+    allowed = k_pos <= q_pos
+    if window:
+        allowed = allowed & (k_pos > q_pos - window)
+    return allowed[None, None]
 
 
 def combine(*masks: torch.Tensor | None) -> torch.Tensor | None:

@@ -38,7 +38,7 @@ class Transformer(nn.Module):
             self.encoder = Stack(cfg, cfg.n_encoder_layers, cross=False)
         if cfg.has_decoder:
             self.tgt_embed = Embeddings(cfg, cfg.tgt_vocab_size)
-            self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder)
+            self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder, local=cfg.window_layers)
             self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=cfg.output_bias)
         self.reset_parameters()
         if cfg.has_decoder and cfg.tie_embeddings:
@@ -61,14 +61,17 @@ class Transformer(nn.Module):
         """tgt ids [b, t] (only the new ones when cached) → decoder output [b, t, d_model]."""
         start = cache.length if cache is not None else 0
         mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start)  # [1, 1, t, start + t]
+        # the local layers' mask (ModelConfig.window): the causal mask, cut to the last `window` keys
+        local = causal_mask(tgt.shape[1], start + tgt.shape[1], start, window=self.cfg.window) if self.cfg.window \
+            else None
         if pad_mask and cache is None and self.cfg.mask_padding:  # see ModelConfig.mask_padding
             keys = padding_mask(tgt, self.cfg.pad_id)  # [b, 1, 1, t]
             if self.cfg.bos_id == self.cfg.pad_id:  # Marian starts from <pad>: position 0 is its start, not padding
                 keys = keys.clone()
                 keys[..., 0] = True
-            mask = combine(mask, keys)
+            mask, local = combine(mask, keys), None if local is None else combine(local, keys)
         x = self.tgt_embed(tgt, start=start)
-        out = self.decoder(x, mask, memory, memory_mask, start, None if cache is None else cache.layers)
+        out = self.decoder(x, mask, memory, memory_mask, start, None if cache is None else cache.layers, local)
         if cache is not None:
             cache.length += tgt.shape[1]
         return out

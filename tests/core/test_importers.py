@@ -18,8 +18,8 @@ from core_model.checkpoints.hub import INTEGER, NUMBER, SWITCH, TEXT, TOKEN_ID, 
 from core_model.importers import IMPORTERS
 from viz_app.errors import message
 
-FAMILIES_READ = ("BART (bart), BERT (bert), GPT-2 (gpt2), GPT-NeoX (gpt_neox), Llama (llama), Marian (marian), "
-                 "Phi (phi), Qwen2 (qwen2)")
+FAMILIES_READ = ("BART (bart), BERT (bert), GPT-2 (gpt2), GPT-Neo (gpt_neo), GPT-NeoX (gpt_neox), Llama (llama), "
+                 "Marian (marian), Mistral (mistral), Phi (phi), Qwen2 (qwen2)")
 
 
 def folder_with(path: Path, config) -> Path:
@@ -38,11 +38,11 @@ def refusal(path: Path) -> CheckpointError:
 # ----- dispatch -----------------------------------------------------------------------------------------------
 
 def test_a_model_type_no_importer_reads_is_refused_naming_it_and_the_families_read(tmp_path):
-    e = refusal(folder_with(tmp_path / "mistral", {"model_type": "mistral", "hidden_size": 4096}))
-    assert str(e) == ("config.json has model_type 'mistral', which no importer reads; the families read are: "
+    e = refusal(folder_with(tmp_path / "rwkv", {"model_type": "rwkv", "hidden_size": 4096}))
+    assert str(e) == ("config.json has model_type 'rwkv', which no importer reads; the families read are: "
                       f"{FAMILIES_READ}.")
     assert e.code == "unknown_model_type"
-    assert e.fields == {"file": "config.json", "name": "model_type", "got": "'mistral'", "known": FAMILIES_READ}
+    assert e.fields == {"file": "config.json", "name": "model_type", "got": "'rwkv'", "known": FAMILIES_READ}
 
 
 def test_a_model_type_that_is_not_a_string_is_refused_the_same_way(tmp_path):
@@ -53,8 +53,8 @@ def test_a_model_type_that_is_not_a_string_is_refused_the_same_way(tmp_path):
 
 
 def test_the_unknown_model_type_refusal_is_said_in_chinese(tmp_path):
-    e = refusal(folder_with(tmp_path / "mistral", {"model_type": "mistral"}))
-    assert message(e, language="zh") == ("config.json 中的 model_type 是 'mistral'，没有哪个导入器能读取它；"
+    e = refusal(folder_with(tmp_path / "rwkv", {"model_type": "rwkv"}))
+    assert message(e, language="zh") == ("config.json 中的 model_type 是 'rwkv'，没有哪个导入器能读取它；"
                                          f"能读取的模型系列有：{FAMILIES_READ}。")
     assert message(e, language="en") == str(e)
 
@@ -69,7 +69,7 @@ def test_load_calls_the_one_importer_of_the_model_type_and_no_other(tmp_path, mo
             folder = folder_with(tmp_path / model_type, {"model_type": model_type})
             assert checkpoints.load(folder) == importer.FAMILY and calls == [importer.FAMILY]
     calls.clear()
-    refusal(folder_with(tmp_path / "mistral", {"model_type": "mistral"}))
+    refusal(folder_with(tmp_path / "rwkv", {"model_type": "rwkv"}))
     assert calls == []  # an unknown family is not tried on any importer
 
 
@@ -109,13 +109,13 @@ def test_a_load_reads_every_importers_files():
 
 @pytest.mark.parametrize("importer", IMPORTERS, ids=lambda m: m.__name__)
 def test_an_architecture_the_importer_does_not_map_is_named(importer, tmp_path):
-    config = {"model_type": importer.MODEL_TYPES[0], "architectures": ["MistralForCausalLM"]}
+    config = {"model_type": importer.MODEL_TYPES[0], "architectures": ["RwkvForCausalLM"]}
     e = refusal(folder_with(tmp_path / "x", config))
     maps = ", ".join(importer.CONFIG.architectures)
-    assert str(e) == (f"config.json names the architecture 'MistralForCausalLM', whose weights the {importer.FAMILY} "
+    assert str(e) == (f"config.json names the architecture 'RwkvForCausalLM', whose weights the {importer.FAMILY} "
                       f"importer does not map; it maps: {maps}.")
     assert e.code == "import_architecture" and e.fields["family"] == importer.FAMILY
-    assert message(e, language="zh") == (f"config.json 指明的模型结构是 'MistralForCausalLM'，{importer.FAMILY} "
+    assert message(e, language="zh") == (f"config.json 指明的模型结构是 'RwkvForCausalLM'，{importer.FAMILY} "
                                          f"导入器无法映射它的权重；能映射的有：{maps}。")
 
 

@@ -90,12 +90,6 @@ def test_a_setting_it_cannot_reproduce_is_named(hub_folder, tmp_path, field, val
     assert caught.value.code == "import_setting" and caught.value.fields["name"] == field
 
 
-def test_qwen2s_sliding_window_is_refused_naming_it(hub_folder, tmp_path):
-    with pytest.raises(CheckpointError, match="config.json has use_sliding_window = True") as caught:
-        checkpoints.load(copy_with_config(hub_folder("qwen2"), tmp_path / "x", use_sliding_window=True))
-    assert caught.value.fields["family"] == "Qwen2"
-
-
 def test_an_older_config_with_rope_theta_and_null_rope_scaling_loads(hub_folder, tmp_path):
     copy = copy_with_config(hub_folder("llama-gqa"), tmp_path / "x", rope_theta=500.0, rope_scaling=None)
     config = json.loads((copy / "config.json").read_text())

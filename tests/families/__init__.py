@@ -11,11 +11,13 @@ from __future__ import annotations
 from .gpt2 import GPT2
 from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .marian_bart import BART, MARIAN
+from .neo import GPT_NEO, MISTRAL
 from .neox import NEOX_SEQUENTIAL, PHI, PYTHIA
 from .spec import Family
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED,
     PYTHIA, NEOX_SEQUENTIAL, PHI,
+    GPT_NEO, MISTRAL,
     MARIAN, BART,
 )}

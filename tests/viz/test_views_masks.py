@@ -20,10 +20,11 @@ def block_values(block, pattern, scaled, allowed):
     return fake.named(block, pattern=pattern, scores_scaled=scaled, scores_masked=np.where(allowed, scaled, -np.inf))
 
 
-def padded_batch(values, masks, tgt_ids=TGT, tgt_labels=None):
+def padded_batch(values, masks, tgt_ids=TGT, tgt_labels=None, window=0, window_layers=()):
     """The shared fake run as a batch of the three sentences: ids [b, n], labels and lengths per sentence."""
     return fake.run(values, src_ids=SRC, tgt_ids=tgt_ids, src_labels=labels(SRC),
-                    tgt_labels=labels(TGT) if tgt_labels is None else tgt_labels, lengths=LENGTHS, masks=masks)
+                    tgt_labels=labels(TGT) if tgt_labels is None else tgt_labels, lengths=LENGTHS, masks=masks,
+                    window=window, window_layers=window_layers)
 
 
 def encoder_batch():
@@ -125,6 +126,26 @@ def test_decoder_masks_come_in_order_and_cross_attention_reads_source_keys():
     assert cross_one.q_labels == labels(TGT)[1] and cross_one.k_labels == labels(SRC)[1]
     np.testing.assert_allclose(cross_one.leak, [0.5] * 3)
     assert not cross_one.causal
+
+
+def test_a_local_layer_shows_its_window_and_a_global_one_names_the_local_layers():
+    causal, window = np.tril(np.ones((3, 3), bool)), np.tril(np.ones((3, 3), bool)) & np.triu(np.ones((3, 3), bool), -1)
+    t_pad = np.broadcast_to((TGT != PAD)[:, None, :], (3, 3, 3))
+    values = {}
+    for layer, allowed in ((0, causal), (1, window)):
+        values.update(block_values(f"decoder.layers.{layer}.self_attn", np.full((3, 1, 3, 3), 1 / 3),
+                                   np.ones((3, 1, 3, 3), np.float32), t_pad & allowed))
+    masks = {"decoder.self_attn": {"padding": t_pad, "causal": np.broadcast_to(causal, (3, 3, 3)),
+                                   "combined": t_pad & causal, "window": np.broadcast_to(window, (3, 3, 3)),
+                                   "combined_window": t_pad & window}}
+    batch = padded_batch(values, masks, window=2, window_layers=(1,))
+    local, full = (view.sentence(batch, "decoder.self_attn", 2, layer, 0) for layer in (1, 0))
+    assert [name for name, _ in local.masks] == ["padding", "window", "combined_window"] and local.local
+    np.testing.assert_array_equal(dict(local.masks)["combined_window"], t_pad[2] & window)
+    assert [name for name, _ in full.masks] == ["padding", "causal", "combined"] and not full.local
+    assert view.window_note(local) == ("masks.window.local", {"layer": 1, "w": 2, "before": 1, "layers": "1"})
+    assert view.window_note(full)[0] == "masks.window.global"
+    assert view.window_note(view.sentence(padded_batch(values, masks), "decoder.self_attn", 2, 1, 0)) is None
 
 
 def test_padding_note():

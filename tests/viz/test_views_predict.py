@@ -37,6 +37,10 @@ def test_the_blocked_keys_are_the_causal_masks_zeros_in_the_querys_row():
     assert q.right([4, 3]) and not q.right([3]) and not q.right([2, 3, 4])
     only = predict.blocked_keys((("padding", padding),), 2, "2", keys, "ctx")  # an encoder: its padding mask
     assert only.answer == {4} and only.prompt[0] == "predict.q.blocked.padding.many"
+    window = causal & np.triu(np.ones((n, n), bool), -1)  # a local layer, window 2
+    local = predict.blocked_keys((("padding", padding), ("window", window), ("combined_window", padding & window)),
+                                 2, "2", keys, "ctx")
+    assert local.answer == {0, 3, 4} and local.prompt[0] == "predict.q.blocked.window.many"
 
 
 def test_neighbours_that_tie_are_both_right_and_the_position_itself_is_no_option():

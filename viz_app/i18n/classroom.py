@@ -23,6 +23,9 @@ STRINGS = {
     "predict.q.blocked.causal.many": {
         "en": "Which keys does the causal mask block for the query {token}? Pick them all, then check.",
         "zh": "对查询 {token}，因果掩码会屏蔽哪些键？全部选出后点“核对”。"},
+    "predict.q.blocked.window.many": {
+        "en": "Which keys does the sliding-window mask block for the query {token}? Pick them all, then check.",
+        "zh": "对查询 {token}，滑动窗口掩码会屏蔽哪些键？全部选出后点“核对”。"},
     "predict.q.blocked.padding.many": {
         "en": "Which keys does the padding mask block for the query {token}? Pick them all (or none), then check.",
         "zh": "对查询 {token}，填充掩码会屏蔽哪些键？全部选出（也可能一个都没有）后点“核对”。"},

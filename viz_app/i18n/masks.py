@@ -68,6 +68,20 @@ STRINGS = {
     "masks.kind.padding": {"en": "Padding mask", "zh": "填充掩码"},
     "masks.kind.causal": {"en": "Causal mask", "zh": "因果掩码"},
     "masks.kind.combined": {"en": "Combined mask (padding AND causal)", "zh": "组合掩码（填充 与 因果）"},
+    "masks.kind.window": {"en": "Sliding-window causal mask (window {w})", "zh": "滑动窗口因果掩码（窗口 {w}）"},
+    "masks.kind.combined_window": {"en": "Combined mask (padding AND window)", "zh": "组合掩码（填充 与 窗口）"},
+    "masks.window.local": {
+        "en": "Layer {layer} is a local layer (sliding-window attention): each query sees only itself and the "
+              "{before} tokens before it, a window of {w}; earlier keys are blocked although they come before it. "
+              "This model's local layers: {layers}; its other layers see every earlier token.",
+        "zh": "第 {layer} 层是局部层（滑动窗口注意力）：每个查询只能看到自己和它前面的 {before} 个词元，即窗口 {w}；"
+              "更早的键虽然在它之前，也被屏蔽。这个模型的局部层：{layers}；其余各层能看到所有更早的词元。"},
+    "masks.window.global": {
+        "en": "Layer {layer} is a global layer: each query sees every earlier token. This model's local layers "
+              "({layers}) see only a sliding window of the last {w} tokens; choose one of them as the layer to see "
+              "its window mask.",
+        "zh": "第 {layer} 层是全局层：每个查询都能看到所有更早的词元。这个模型的局部层（{layers}）只能看到最近 {w} "
+              "个词元的滑动窗口；把层选为其中之一即可看到它的窗口掩码。"},
     "masks.encoder_only_padding": {"en": "The encoder reads the whole sentence in both directions, so only the "
                                          "padding mask applies here; the causal mask belongs to the decoder.",
                                    "zh": "编码器双向读取整个句子，所以这里只用填充掩码；因果掩码只属于解码器。"},

@@ -120,7 +120,7 @@ def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -
             notices.append(notice)
     return Batch(tuple(sentences), src, tgt, lengths, labels["src"], labels["tgt"], trace,
                  batch_masks(cfg, src, tgt, pad_mask, lengths), invariance(trace, [r.trace for r in alone], cfg),
-                 tuple(notices))
+                 tuple(notices), cfg.window, cfg.window_layers)
 
 
 # ----- attribution page ---------------------------------------------------------------------------

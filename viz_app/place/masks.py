@@ -12,7 +12,7 @@ import streamlit as st
 
 from .. import loaders, page, state
 from ..export import to_csv
-from ..figures.masks import pad_weight_bars, padded_table
+from ..figures.masks import mask_figure, pad_weight_bars, padded_table
 from ..i18n import named, t
 from ..views import blocks
 from ..views import masks as view
@@ -71,6 +71,24 @@ def tables(table: view.Padded, cfg) -> None:
         st.info(t("masks.unmasked_padding", pad=cfg.pad_id))
     if not table.any_pad:
         st.info(t("masks.same_length"))
+
+
+def mask_charts(one: view.Sentence, block: str, row: int, no_pad: bool) -> None:
+    """The sentence's masks side by side (in a local layer, its window's), and what applies where."""
+    st.subheader(t("masks.masks", i=row + 1))
+    st.write(t("masks.masks.about") + (" " + t("masks.off") if no_pad else ""))
+    k, q, axes = one.k_labels, one.q_labels, dict(x_title=t("masks.key"), y_title=t("masks.query"))
+    for column, (name, mask) in zip(st.columns(len(one.masks)), one.masks):
+        with column:
+            title = t(f"masks.kind.{name}", w=one.window)
+            page.chart(mask_figure(mask, k, q, title, t("masks.allowed"), t("masks.blocked"), **axes),
+                       f"masks.mask.{name}", partial(to_csv, mask, k, q))
+    window = view.window_note(one)
+    if window:
+        st.caption(t(window[0], **window[1]))
+    if view.padding_note(block):
+        st.caption(t(view.padding_note(block)))
+    st.info(t("masks.fill"))
 
 
 def invariance(lines, batch) -> None:

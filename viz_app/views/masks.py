@@ -4,7 +4,7 @@ masks, its scores before and after masking, and the attention weight that lands 
 Plain numpy. A batch (loaders.padded_batch) is read duck-typed: src_ids / tgt_ids [b, n] (n = 0 for a
 side the model lacks), lengths {"src": [b], "tgt": [b]} (each sentence's own tokens: what lies past them is
 padding, whatever its id), src_labels / tgt_labels (per sentence), trace ([b, …] arrays), masks
-{block: {kind: [b, q, k] bool}}.
+{block: {kind: [b, q, k] bool}}, window and window_layers (the decoder's local layers and their window).
 """
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ EXTRA = {  # two more sentences each shipped model knows, of other lengths than 
     "reverse": ("cat dog sun", "a b c d e f g h"),
 }
 MASK_KINDS = ("padding", "causal", "combined")  # in the order the page draws them
+LOCAL_KINDS = ("padding", "window", "combined_window")  # the same in a local layer: its causal mask has a window
 
 
 def default_batch(model: str, sentence: str) -> str:
@@ -94,6 +95,13 @@ class Sentence:
     leak_real: float  # the largest of `leak` over real (not <pad>) queries
     leak_all: float  # the same over every layer and head of the block
     causal: bool  # decoder self-attention: the causal mask applies too
+    window: int = 0  # decoder self-attention: the local layers' window (their causal mask keeps the last `window` keys)
+    window_layers: tuple[int, ...] = ()  # the model's local decoder layers (none: no window anywhere, or another block)
+
+    @property
+    def local(self) -> bool:
+        """Whether this layer's self-attention is local: its causal mask has the window."""
+        return self.layer in self.window_layers
 
     @property
     def leak_column(self) -> np.ndarray:
@@ -121,12 +129,26 @@ def sentence(batch, block: str, row: int, layer: int, head: int) -> Sentence:
     bound = float(np.abs(before).max()) or 1.0
     key_pad, query_pad = (padding(blocks.ids(batch, side)[row:row + 1], batch.lengths[side][row:row + 1])[0]
                           for side in (k_side, q_side))
-    masks = tuple((name, batch.masks[block][name][row]) for name in MASK_KINDS if name in batch.masks[block])
+    decoder = block == "decoder.self_attn"
+    local = decoder and layer in batch.window_layers
+    masks = tuple((name, batch.masks[block][name][row]) for name in (LOCAL_KINDS if local else MASK_KINDS)
+                  if name in batch.masks[block])
     return Sentence(layer, n_layers, head, blocks.labels(batch, q_side)[row], blocks.labels(batch, k_side)[row],
                     masks, before, after, (-bound, bound), pattern, query_pad,
-                    *_leak(batch.trace, stack, kind, row, pattern, key_pad, query_pad), block == "decoder.self_attn")
+                    *_leak(batch.trace, stack, kind, row, pattern, key_pad, query_pad), decoder,
+                    *((batch.window, batch.window_layers) if decoder else (0, ())))
 
 
 def padding_note(block: str) -> str | None:
     """The i18n key of why only the padding mask applies in `block` (None where the causal mask does too)."""
     return {"encoder.self_attn": "masks.encoder_only_padding", "decoder.cross_attn": "masks.cross_padding"}.get(block)
+
+
+def window_note(one: Sentence) -> tuple[str, dict] | None:
+    """(i18n key, fields) saying whether this layer's self-attention is local, and which layers are; None for a model
+    without local layers, or a block other than the decoder's self-attention."""
+    if not one.window_layers:
+        return None
+    layers = ", ".join(map(str, one.window_layers))
+    fields = {"layer": one.layer, "w": one.window, "before": one.window - 1, "layers": layers}
+    return ("masks.window.local" if one.local else "masks.window.global"), fields

@@ -67,8 +67,9 @@ def next_token(top_ids, chosen: int, p: float, label, context: str, n: int = 5) 
 
 def blocked_keys(masks, query: int, q_label: str, k_labels, context: str) -> Question:
     """Masks: which keys does the mask block for this query? `masks`: (kind, [q, k] bool, True = may attend), as
-    views.masks.Sentence holds them; the question is about the causal mask where there is one, else the last."""
-    kind, mask = next((m for m in masks if m[0] == "causal"), masks[-1])
+    views.masks.Sentence holds them; the question is about the causal mask where there is one (a local layer's:
+    its window), else the last."""
+    kind, mask = next((m for m in masks if m[0] in ("causal", "window")), masks[-1])
     blocked = frozenset(int(j) for j in np.flatnonzero(~np.asarray(mask, dtype=bool)[query]))
     return Question("masks", context, (f"predict.q.blocked.{kind}.many", {"token": q_label}), tuple(k_labels),
                     blocked, str(len(blocked)))
