@@ -19,11 +19,17 @@ SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
 # Which dimensions of a head RoPE rotates together: interleaved pairs (2i, 2i+1) as in RoFormer, or halves, i with
 # d_head/2 + i (GPT-NeoX's and Llama's rotate_half).
 ROPE_LAYOUTS = ("interleaved", "halves")
+# How RoPE's frequencies are stretched for a context longer than pretraining's (transformers' rope_type): none; linear
+# (every frequency / rope_factor, i.e. positions / rope_factor); llama3 (Llama 3.1's: wavelengths above
+# rope_original_max_len / rope_low_freq_factor / rope_factor, below rope_original_max_len / rope_high_freq_factor
+# kept, in between a smooth blend of the two; nn.positional.rope_frequencies).
+ROPE_SCALINGS = ("none", "linear", "llama3")
 # The position-wise FFN: plain linear2(act(linear1(x))), or gated linear2(act(gate(x)) * linear1(x)) (Llama's SwiGLU).
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores")
+            "ffn_bias", "attn_out_bias", "scale_scores", "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor",
+            "rope_high_freq_factor", "rope_original_max_len")
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,9 @@ class ModelConfig:
     # Key/value heads of self-attention; 0 = n_heads (plain multi-head). Fewer is grouped-query attention (1: multi-
     # query): each K/V head serves n_heads / n_kv_heads consecutive query heads (kv_head). Cross-attention keeps n_heads.
     n_kv_heads: int = 0
+    # The width of each head (d_k); 0 = d_model / n_heads. Another (Gemma: 3072 wide, 16 heads of 256) makes W_Q
+    # [d_model, n_heads·head_dim], W_K and W_V [d_model, kv_heads·head_dim] and W_O [n_heads·head_dim, d_model].
+    head_dim: int = 0
     n_encoder_layers: int = 2
     n_decoder_layers: int = 2
     d_ff: int = 256
@@ -50,6 +59,11 @@ class ModelConfig:
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
     sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
     rope_layout: str = "interleaved"  # which dimensions RoPE rotates together (ROPE_LAYOUTS)
+    rope_scaling: str = "none"  # RoPE's frequencies stretched for a longer context (ROPE_SCALINGS), with:
+    rope_factor: float = 1.0  # linear and llama3: how many times longer the context (the slowest pairs turn this slower)
+    rope_low_freq_factor: float = 1.0  # llama3: pairs with wavelength above original / low are divided by rope_factor
+    rope_high_freq_factor: float = 4.0  # llama3: pairs with wavelength below original / high are kept
+    rope_original_max_len: int = 8192  # llama3: the context length of pretraining, before the scaling
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
     # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
@@ -93,7 +107,7 @@ class ModelConfig:
         for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
                               ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS),
                               ("sinusoidal_layout", SINUSOIDAL_LAYOUTS), ("rope_layout", ROPE_LAYOUTS),
-                              ("ffn", FFNS)):
+                              ("ffn", FFNS), ("rope_scaling", ROPE_SCALINGS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
@@ -101,16 +115,18 @@ class ModelConfig:
             yield f"sinusoidal_layout is 'halves', but positional is {self.positional!r}: only a sinusoid has a layout."
         if self.rope_layout == "halves" and self.positional != "rope":
             yield f"rope_layout is 'halves', but positional is {self.positional!r}: only RoPE has a rotation layout."
+        if self.rope_scaling != "none" and self.positional != "rope":
+            yield f"rope_scaling is {self.rope_scaling!r}, but positional is {self.positional!r}: only RoPE is scaled."
 
     def _count_problems(self):
         """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""
-        positive = ["d_model", "n_heads", "d_ff", "max_len"]
+        positive = ["d_model", "n_heads", "d_ff", "max_len", "rope_original_max_len"]
         positive += [f"{side}_vocab_size" for side in self.sides]
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
+        for name in ("n_kv_heads", "head_dim", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
                      "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -119,10 +135,11 @@ class ModelConfig:
     def _shape_problems(self):
         """Widths that heads, RoPE's pairs and the sinusoid's sine/cosine pairs must divide."""
         if isinstance(self.d_model, int) and isinstance(self.n_heads, int) and self.n_heads > 0 \
-                and self.d_model % self.n_heads:
-            yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
+                and self.d_model % self.n_heads and not self.head_dim:
+            yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}), or head_dim set."
         elif self.positional == "rope" and self.d_head % 2:
-            yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
+            yield (f"RoPE rotates pairs of dimensions, so each head's width ({self.d_head}: head_dim, or d_model / "
+                   "n_heads) must be even.")
         kv, heads = self.n_kv_heads, self.n_heads
         if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
             yield (f"n_kv_heads ({kv}) must divide n_heads ({heads}): each key/value head serves the same number "
@@ -149,6 +166,16 @@ class ModelConfig:
         if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1
                 and self.positional_base <= sys.float_info.max):  # it is raised to float powers
             yield f"positional_base is {shortened(repr(self.positional_base), 40)}, but must be a number above 1."
+        yield from self._rope_scaling_problems()
+
+    def _rope_scaling_problems(self):
+        for name in ("rope_factor", "rope_low_freq_factor", "rope_high_freq_factor"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e6):
+                yield f"{name} is {shortened(repr(value), 40)}, but must be a positive number."
+        if self.rope_scaling == "llama3" and not self.rope_low_freq_factor < self.rope_high_freq_factor:
+            yield (f"rope_high_freq_factor ({self.rope_high_freq_factor}) must be above rope_low_freq_factor "
+                   f"({self.rope_low_freq_factor}): llama3's blend lies between the two.")
 
     def _stack_problems(self):
         for name, stack, needed in (("n_encoder_layers", "encoder", self.has_encoder),
@@ -189,7 +216,8 @@ class ModelConfig:
 
     @property
     def d_head(self) -> int:
-        return self.d_model // self.n_heads
+        """Each head's width d_k: head_dim, or d_model / n_heads when it is 0."""
+        return self.head_dim or self.d_model // self.n_heads
 
     @property
     def kv_heads(self) -> int:

@@ -10,7 +10,7 @@ from .attention import MultiHeadAttention
 from ..config import ModelConfig
 from ..trace.hook_points import record
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
-from .positional import LearnedPositions, SinusoidalPositions
+from .positional import LearnedPositions, RopeScaling, SinusoidalPositions
 
 
 class RMSNorm(nn.Module):
@@ -125,9 +125,9 @@ class Layer(nn.Module):
         out_bias = cfg.bias and cfg.attn_out_bias
         self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, cfg.positional,
                                             cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout,
-                                            cfg.scale_scores)
+                                            cfg.scale_scores, cfg.head_dim, RopeScaling.of(cfg))
         self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, out_bias=out_bias,
-                                             scaled=cfg.scale_scores) if cross else None
+                                             scaled=cfg.scale_scores, d_head=cfg.head_dim) if cross else None
         self.ffn = FeedForward(cfg)
         self.norm1, self.norm2 = make_norm(cfg), make_norm(cfg)
         self.norm3 = make_norm(cfg) if cross else None
