@@ -67,7 +67,7 @@ ROPE_NUMBERS = {"linear": {"rope_factor": "factor"},
 def rope(hf: dict, family: str) -> dict:
     """RoPE's base and scaling from config.json as our fields (positional_base, rope_scaling, rope_*), read as
     transformers reads them: rope_scaling when set, else rope_parameters; rope_theta there, else beside them; llama3's
-    original_max_position_embeddings beside them (Phi-3's place), else there, else max_position_embeddings."""
+    original_max_position_embeddings there, else max_position_embeddings (one beside them is Phi-3's, unread)."""
     field = "rope_scaling" if hf.get("rope_scaling") else "rope_parameters"
     params = hf.get(field) or {}
     if not isinstance(params, dict):
@@ -85,8 +85,8 @@ def rope(hf: dict, family: str) -> dict:
     out.update({ours: Field(f"{field}.{its}", NUMBER).read(named, family)
                 for ours, its in ROPE_NUMBERS.get(kind, {}).items()})
     if kind == "llama3":
-        out["rope_original_max_len"] = Field(_first(named, "original_max_position_embeddings", f"{field}.original_"
-                                                    "max_position_embeddings", "max_position_embeddings")).read(named, family)
+        original = _first(named, f"{field}.original_max_position_embeddings", "max_position_embeddings")
+        out["rope_original_max_len"] = Field(original).read(named, family)
     return out
 
 
