@@ -27,12 +27,14 @@ import torch
 
 from ..config import ModelConfig
 from ..nn.model import Transformer
-from ..tokenizers import ByteLevelBPETokenizer
+from ..tokenizers import ByteLevelBPETokenizer, MetaspaceTokenizer
 from . import hub
 from .hub import NUMBER, SWITCH, TEXT, TOKEN_ID, Field
 from .safe_load import MAX_POSITIONS, Loaded, check_size, read_hf_config
 
 TOKENIZER = "tokenizer.json"
+# The kinds of tokenizer.json a family's folders hold, as the card names them (Llama's and Qwen2's: byte-level BPE)
+TOKENIZER_KINDS = {ByteLevelBPETokenizer: "byte-level BPE", MetaspaceTokenizer: "sentencepiece-style BPE"}
 # transformers' name of the activation -> ours
 ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu_new": "gelu_tanh",
                "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu"}
@@ -146,9 +148,10 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig, norm_offset: f
     return ours
 
 
-def load(path, declared: hub.HubConfig, name: str = "", norm_offset: float = 0.0, **more) -> Loaded:
-    """Load a Llama-style folder as a decoder-only core_model with its byte-level BPE tokenizer (norm_offset:
-    state_dict's)."""
+def load(path, declared: hub.HubConfig, name: str = "", norm_offset: float = 0.0,
+         tokenizer: type = ByteLevelBPETokenizer, **more) -> Loaded:
+    """Load a Llama-style folder as a decoder-only core_model with its tokenizer.json, read as `tokenizer` (one of
+    TOKENIZER_KINDS; a file of another kind is refused naming it); norm_offset: state_dict's."""
     path = Path(path)
     cfg = config(read_hf_config(path), declared, **more)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
@@ -159,15 +162,16 @@ def load(path, declared: hub.HubConfig, name: str = "", norm_offset: float = 0.0
     model = Transformer(cfg)
     model.load_state_dict(state_dict(theirs, cfg, norm_offset))
     roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
-    tokenizer = hub.read_tokenizer(TOKENIZER, ByteLevelBPETokenizer.load, path / TOKENIZER, roles)
-    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, TOKENIZER)
-    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg, declared.family), path)
+    read = hub.read_tokenizer(TOKENIZER, tokenizer.load, path / TOKENIZER, roles)
+    hub.check_vocab(read, cfg.tgt_vocab_size, TOKENIZER)
+    about = card(path, name or path.name, cfg, declared.family, TOKENIZER_KINDS[tokenizer])
+    return Loaded(model.eval(), cfg, {"tgt": read}, about, path)
 
 
-def card(path: Path, name: str, cfg: ModelConfig, family: str) -> str:
+def card(path: Path, name: str, cfg: ModelConfig, family: str, kind: str = "byte-level BPE") -> str:
     heads = f"{cfg.n_heads} heads" + (f" of width {cfg.head_dim}" if cfg.head_dim else "") + \
         (f" sharing {cfg.kv_heads} key/value heads" if cfg.kv_heads != cfg.n_heads else "")
     scaling = f", {cfg.rope_scaling} scaling ×{cfg.rope_factor:g}" if cfg.rope_scaling != "none" else ""
     return hub.card(path, name, f"{family}-style language model: {cfg.n_decoder_layers} layers, {heads}, "
-                                f"{cfg.d_model} wide, RoPE (base {cfg.positional_base:g}{scaling}), byte-level BPE vocabulary "
+                                f"{cfg.d_model} wide, RoPE (base {cfg.positional_base:g}{scaling}), {kind} vocabulary "
                                 f"of {cfg.tgt_vocab_size}", "decoder")

@@ -11,7 +11,8 @@ FFN, grouped- or multi-query attention, biases in attention only where attention
     then shows;
   - GeGLU: the gate through GELU's tanh approximation (hidden_act; GemmaConfig reads its older "gelu" so too, and
     transformers 5 no longer reads hidden_activation, nor does the import);
-  - an output tied to the embedding (Gemma's default), no biases in the FFN.
+  - an output tied to the embedding (Gemma's default), no biases in the FFN;
+  - a sentencepiece-style tokenizer.json (BPE with byte fallback, ▁ for a space; tokenizers/metaspace.py).
 use_bidirectional_attention (an encoder made of Gemma's layers) is refused: the core's decoder is causal.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from ..checkpoints import hub, hub_llama
 from ..checkpoints.hub import SWITCH, TEXT, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
+from ..tokenizers import MetaspaceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("gemma",), "Gemma", (hub_llama.TOKENIZER,)
@@ -36,8 +38,8 @@ CONFIG = hub.HubConfig(
 
 
 def load(path, name: str = "") -> Loaded:
-    """Load a Gemma folder as a decoder-only core_model with its tokenizer."""
+    """Load a Gemma folder as a decoder-only core_model with its sentencepiece-style tokenizer."""
     bidirectional = read_hf_config(Path(path)).get("use_bidirectional_attention")
     if bidirectional not in (None, False):
         raise hub.refuse(FAMILY, "use_bidirectional_attention", "null or false (causal attention)", bidirectional)
-    return hub_llama.load(path, CONFIG, name, norm_offset=1.0)
+    return hub_llama.load(path, CONFIG, name, norm_offset=1.0, tokenizer=MetaspaceTokenizer)

@@ -20,6 +20,8 @@ def _spaced(part) -> bool:
         return False
     if part.get("type") == "Metaspace" or META in json.dumps(part.get("pattern"), ensure_ascii=False):
         return True
+    if part.get("type") == "Replace" and part.get("content") == META:  # Gemma's normalizer: Replace(" ", "▁")
+        return True
     return any(_spaced(part.get(key)) for key in ("normalizers", "pretokenizers", "decoders"))
 
 

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from .llama import SHAPE, llama_tokenizer
 from .spec import Family
-from .tokenizers import byte_bpe
+from .tokenizers import sentencepiece, spm_model
+
+# Gemma's sentencepiece BPE: pad 0, eos 1, bos 2, unk 3, <mask> 4, byte fallback, the text kept as it is (no dummy
+# prefix); GemmaTokenizer converts it into the tokenizer.json the hub's folders hold (▁ for a space)
+GEMMA_SPM = dict(model_type="bpe", vocab_size=330, byte_fallback=True, pad_id=0, eos_id=1, bos_id=2, unk_id=3,
+                 pad_piece="<pad>", eos_piece="<eos>", bos_piece="<bos>", unk_piece="<unk>",
+                 user_defined_symbols=["<mask>"], normalization_rule_name="identity", remove_extra_whitespaces=False,
+                 split_digits=True, allow_whitespace_only_pieces=True, add_dummy_prefix=False)
 
 
 def gemma_tokenizer(dest):
-    return {"vocab_size": byte_bpe(dest, ["<pad>", "<eos>", "<bos>", "<unk>"], bos_token="<bos>", eos_token="<eos>",
-                                   pad_token="<pad>").get_vocab_size()}
+    fast = sentencepiece(dest, spm_model(**GEMMA_SPM), "tokenizer.model", "GemmaTokenizer")
+    return {"vocab_size": len(fast)}
 
 
 # head_dim 16 with hidden 32 and 4 heads: W_Q is [64, 32], each head twice as wide as hidden_size / heads
