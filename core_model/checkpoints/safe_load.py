@@ -1,7 +1,8 @@
 """What every checkpoint loader shares: ours (folder.py) and the Hugging Face importers (core_model/importers).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
-model.safetensors and checked name by name and shape by shape. Every loader builds on this
+model.safetensors (or the shards model.safetensors.index.json names, float16 and bfloat16 read as float32) and
+checked name by name and shape by shape. Every loader builds on this
 module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
 the arrows go one way: folder → registry ← importers → safe_load.
 Nothing is unpickled: safetensors and JSON hold data only.

@@ -1,7 +1,8 @@
 """Weights as hub folders ship them: in shards (model-0000N-of-0000M.safetensors named by model.safetensors.index.json)
-and in float16 or bfloat16, computed here in float32. A small Llama of tests/families, saved again by transformers
-(save_pretrained with max_shard_size, in another torch_dtype), must load through the same importer and give the
-float32 folder's logits (within float16's precision where the weights were rounded); a broken index is refused."""
+and in float16 or bfloat16, computed here in float32. A small Llama of tests/families, saved by transformers with
+max_shard_size (the llama-sharded family, which the shared family tests and the app's upload test read too) or in
+another dtype, must load through the same importer and give the float32 folder's logits (within float16's precision
+where the weights were rounded); a broken index is refused naming what is wrong."""
 from __future__ import annotations
 
 import io
@@ -43,8 +44,8 @@ def base(hub_folder):
 
 
 @pytest.fixture(scope="module")
-def sharded(base, tmp_path_factory):
-    return saved_again(base, tmp_path_factory.mktemp("sharded") / "tiny-sharded", max_shard_size="40KB")
+def sharded(hub_folder):
+    return hub_folder("llama-sharded")  # llama-gqa's weights, saved with max_shard_size (tests/families/llama.py)
 
 
 def logits(folder) -> torch.Tensor:

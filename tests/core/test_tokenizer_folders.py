@@ -193,3 +193,14 @@ def test_a_broken_tokenizer_config_is_named(tmp_path):
     with pytest.raises(CodedError) as refused:
         folder_tokenizer.specials(tmp_path)
     assert (refused.value.code, refused.value.fields) == ("tokenizer_not_json", {"file": "tokenizer_config.json"})
+
+
+def test_a_family_folders_roles_come_from_config_ids_or_else_its_files(hub_folder):
+    folder = hub_folder("llama-gqa")  # config.json: bos 1, eos 2, no pad; tokenizer_config.json: <s>, </s>
+    from_files = folder_tokenizer.read(folder, {})
+    from_config = folder_tokenizer.read(folder, {"bos": 1, "eos": 2, "pad": None, "unk": 0})
+    assert type(from_files) is type(from_config) is ByteLevelBPETokenizer
+    assert (from_files.bos_id, from_files.eos_id, from_files.pad_id) == (1, 2, 2)  # pad: none named, eos pads
+    assert (from_config.bos_id, from_config.eos_id, from_config.pad_id, from_config.unk_id) == (1, 2, 2, 0)
+    fast = transformers.AutoTokenizer.from_pretrained(folder)
+    assert from_files.encode(TEXTS[1]) == fast(TEXTS[1], add_special_tokens=False)["input_ids"]

@@ -9,7 +9,8 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 from __future__ import annotations
 
 from .gemma import GEMMA, LLAMA_LINEAR, LLAMA_ROPE3
-from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
+from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .spec import Family
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, GEMMA, LLAMA_ROPE3, LLAMA_LINEAR)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED, GEMMA, LLAMA_ROPE3,
+                                                   LLAMA_LINEAR)}
