@@ -20,16 +20,16 @@ SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
 # d_head/2 + i (GPT-NeoX's and Llama's rotate_half).
 ROPE_LAYOUTS = ("interleaved", "halves")
 # How RoPE's frequencies are stretched for a context longer than pretraining's (transformers' rope_type): none; linear
-# (every frequency / rope_factor, i.e. positions / rope_factor); llama3 (Llama 3.1's: wavelengths above
-# rope_original_max_len / rope_low_freq_factor / rope_factor, below rope_original_max_len / rope_high_freq_factor
-# kept, in between a smooth blend of the two; nn.positional.rope_frequencies).
+# (every frequency / rope_factor, i.e. positions / rope_factor); llama3 (Llama 3.1's: pairs whose wavelength is above
+# rope_original_max_len / rope_low_freq_factor turn rope_factor times slower, those below rope_original_max_len /
+# rope_high_freq_factor are kept, those between blend the two; nn.positional.RopeScaling).
 ROPE_SCALINGS = ("none", "linear", "llama3")
 # The position-wise FFN: plain linear2(act(linear1(x))), or gated linear2(act(gate(x)) * linear1(x)) (Llama's SwiGLU).
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores", "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor",
-            "rope_high_freq_factor", "rope_original_max_len")
+            "ffn_bias", "attn_out_bias", "scale_scores", "head_dim", "rope_scaling", "rope_factor",
+            "rope_low_freq_factor", "rope_high_freq_factor", "rope_original_max_len")
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class ModelConfig:
     sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
     rope_layout: str = "interleaved"  # which dimensions RoPE rotates together (ROPE_LAYOUTS)
     rope_scaling: str = "none"  # RoPE's frequencies stretched for a longer context (ROPE_SCALINGS), with:
-    rope_factor: float = 1.0  # linear and llama3: how many times longer the context (the slowest pairs turn this slower)
+    rope_factor: float = 1.0  # linear and llama3: how many times longer the context (the slow pairs turn so slower)
     rope_low_freq_factor: float = 1.0  # llama3: pairs with wavelength above original / low are divided by rope_factor
     rope_high_freq_factor: float = 4.0  # llama3: pairs with wavelength below original / high are kept
     rope_original_max_len: int = 8192  # llama3: the context length of pretraining, before the scaling
@@ -126,8 +126,8 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "head_dim", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
-                     "pad_id", "unk_id", "bos_id", "eos_id"):
+        for name in ("n_kv_heads", "head_dim", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+                     "max_positions", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."

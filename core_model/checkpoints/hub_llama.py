@@ -124,8 +124,9 @@ def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
         out["lm_head.weight"] = (cfg.tgt_vocab_size, d)
     attn, out_bias = cfg.bias, cfg.bias and cfg.attn_out_bias
     linears = {"self_attn.q_proj": (heads, d, attn), "self_attn.k_proj": (kv, d, attn),
-               "self_attn.v_proj": (kv, d, attn), "self_attn.o_proj": (d, heads, out_bias), "mlp.gate_proj": (ff, d, cfg.ffn_bias),
-               "mlp.up_proj": (ff, d, cfg.ffn_bias), "mlp.down_proj": (d, ff, cfg.ffn_bias)}
+               "self_attn.v_proj": (kv, d, attn), "self_attn.o_proj": (d, heads, out_bias),
+               "mlp.gate_proj": (ff, d, cfg.ffn_bias), "mlp.up_proj": (ff, d, cfg.ffn_bias),
+               "mlp.down_proj": (d, ff, cfg.ffn_bias)}
     for i in range(cfg.n_decoder_layers):
         here = f"model.layers.{i}."
         for name, (n_out, n_in, bias) in linears.items():

@@ -27,10 +27,14 @@ from ..tokenizers import MetaspaceTokenizer
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("gemma",), "Gemma", (hub_llama.TOKENIZER,)
 
+# transformers' name of the activation -> ours: GemmaConfig turns its older "gelu" into "gelu_pytorch_tanh"
+ACTIVATIONS = {**hub_llama.ACTIVATIONS, "gelu": "gelu_tanh"}
+
 CONFIG = hub.HubConfig(
     FAMILY,
-    fields={**hub_llama.FIELDS, "head_dim": Field("head_dim", default=256),  # GemmaConfig's defaults, where Llama's differ
-            "activation": Field("hidden_act", TEXT, "gelu_pytorch_tanh", {**hub_llama.ACTIVATIONS, "gelu": "gelu_tanh"}),
+    fields={**hub_llama.FIELDS,  # GemmaConfig's defaults where Llama's differ
+            "head_dim": Field("head_dim", default=256),
+            "activation": Field("hidden_act", TEXT, "gelu_pytorch_tanh", ACTIVATIONS),
             "tie_embeddings": Field("tie_word_embeddings", SWITCH, True),
             "bias": Field("attention_bias", SWITCH, False)},
     architectures=("GemmaForCausalLM",),

@@ -63,13 +63,14 @@ STRINGS = {
               "第 i 对旋转 pos·θᵢ 角，θᵢ = base^(−2i/d_head)（d_head = {d_head}，底数 {base:g}）。"},
     "positional.model.rope.linear": {
         "en": "Its RoPE is scaled linearly: every θᵢ is divided by {factor:g}, so positions turn as if they were "
-              "{factor:g} times closer together (a context {factor:g} times longer than the one it was first trained on).",
+              "{factor:g} times closer together (a context {factor:g} times longer than the one it was first "
+              "trained on).",
         "zh": "它的 RoPE 经过线性缩放：每个 θᵢ 都除以 {factor:g}，位置转动起来就像彼此靠近了 {factor:g} 倍"
               "（上下文比最初训练时长 {factor:g} 倍）。"},
     "positional.model.rope.llama3": {
-        "en": "Its RoPE is scaled as Llama 3.1's: pairs whose wavelength 2π/θᵢ is longer than {slow:g} tokens turn "
-              "{factor:g} times slower, pairs shorter than {fast:g} tokens are kept, and those in between blend the two "
-              "(first trained on {original} tokens).",
+        "en": "Its RoPE is scaled as Llama 3.1's: pairs whose wavelength 2π/θᵢ is longer than {slow:g} tokens "
+              "turn {factor:g} times slower, pairs shorter than {fast:g} tokens are kept, and those in between blend "
+              "the two (first trained on {original} tokens).",
         "zh": "它的 RoPE 按 Llama 3.1 的方式缩放：波长 2π/θᵢ 长于 {slow:g} 个词元的维度对转速减慢 {factor:g} 倍，"
               "短于 {fast:g} 个词元的保持不变，介于两者之间的在两者之间平滑过渡（最初训练的上下文为 {original} 个词元）。"},
     "positional.model.alibi": {
