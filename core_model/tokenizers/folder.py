@@ -30,7 +30,7 @@ VOCAB_JSON, MERGES, VOCAB_TXT = "vocab.json", "merges.txt", "vocab.txt"
 # Every file `read` may open: an importer lists them in its FILES, so that an upload keeps them, within the limits.
 FILES = (JSON, CONFIG, SPECIAL_MAP, *SPM_FILES, VOCAB_JSON, MERGES, VOCAB_TXT)
 ROLES = ("pad", "unk", "bos", "eos", "cls", "sep", "mask")  # <role>_token in tokenizer_config.json
-MAX_BYTES = 32 * 2**20  # tokenizer_config.json and special_tokens_map.json are a few KB (checkpoints checks first)
+MAX_BYTES = 32 * 2**20  # any of FILES: a BERT tokenizer.json is a few MB, tokenizer_config.json a few KB
 
 
 def _json(path: Path) -> dict:
@@ -38,15 +38,22 @@ def _json(path: Path) -> dict:
     if not path.is_file():
         return {}
     try:
-        if path.stat().st_size > MAX_BYTES:
-            raise ValueError("too big")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_sized(path).read_text(encoding="utf-8"))
     except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict):
         raise CodedError(f"The tokenizer file {path.name} is not a JSON object.", "tokenizer_not_json",
                          {"file": path.name})
     return data
+
+
+def _sized(path: Path) -> Path:
+    """The file, if within MAX_BYTES (read whole, it must fit in memory; checkpoints checks the files an importer
+    lists first, with its own limits)."""
+    if path.stat().st_size > MAX_BYTES:
+        raise CodedError(f"The tokenizer file {path.name} is over {MAX_BYTES // 2**20} MB.", "tokenizer_too_big",
+                         {"file": path.name, "most": MAX_BYTES // 2**20})
+    return path
 
 
 def _content(value) -> str | None:
@@ -94,11 +101,15 @@ def read(path, roles: dict[str, str | int | None], frames_input: bool | None = N
         raise CodedError(f"Neither config.json nor {CONFIG} names the eos token.", "tokenizer_no_role",
                          {"role": "eos", "file": CONFIG})
     want = {role: want["eos"] if token is None else token for role, token in want.items()}
+    for name in FILES:
+        if (path / name).is_file():
+            _sized(path / name)
     if (path / JSON).is_file():
         return _from_json(path / JSON, want, frames_input)
     for name in SPM_FILES:
         if (path / name).is_file():
-            return SentencePieceModelTokenizer.read(path / name, want, ends_with_eos, bool(frames_input))
+            return SentencePieceModelTokenizer.read(path / name, want, ends_with_eos, bool(frames_input),
+                                                    **_spm_added(path))
     if (path / VOCAB_JSON).is_file() and (path / MERGES).is_file():
         return ByteLevelBPETokenizer(_byte_bpe(path, named), want, frames_input)
     if (path / VOCAB_TXT).is_file():
@@ -110,10 +121,11 @@ def read(path, roles: dict[str, str | int | None], frames_input: bool | None = N
 def _from_json(file: Path, roles: dict, frames_input: bool | None) -> HubTokenizer:
     """tokenizer.json, read as the kind its model and pre-tokenizer say."""
     try:
-        spec = json.loads(file.read_text(encoding="utf-8"))
-        model = spec["model"].get("type") if isinstance(spec, dict) and isinstance(spec.get("model"), dict) else None
-    except (ValueError, RecursionError):  # HubTokenizer.load names what is wrong with the file
-        model = None
+        spec = json.loads(_sized(file).read_text(encoding="utf-8"))
+        model = spec["model"]["type"]
+    except (ValueError, RecursionError, TypeError, KeyError):  # no JSON, or no model in it
+        raise CodedError(f"The tokenizer file {file.name} is not a Hugging Face tokenizer.", "tokenizer_not_hf",
+                         {"file": file.name}) from None
     if model == "WordPiece":
         return WordPieceTokenizer.load(file, roles, frames_input)
     if model == "BPE" and "ByteLevel" in json.dumps(spec.get("pre_tokenizer")) + json.dumps(spec.get("decoder")):
@@ -123,6 +135,14 @@ def _from_json(file: Path, roles: dict, frames_input: bool | None) -> HubTokeniz
     raise CodedError(f"The tokenizer file {file.name} has a {shortened(str(model), 40)} model, which is not read: "
                      "only byte-level BPE, WordPiece and sentencepiece-style (Unigram, or BPE writing ▁) are.",
                      "tokenizer_model_kind", {"file": file.name, "model": shortened(str(model), 40)})
+
+
+def _spm_added(path: Path) -> dict:
+    """What a sentencepiece model read alone has after its pieces: tokenizer_config.json's added_tokens_decoder
+    (id -> text), and T5's count of extra_ids."""
+    extra = _json(path / CONFIG).get("extra_ids", 0)
+    extra = extra if isinstance(extra, int) and not isinstance(extra, bool) and 0 <= extra <= 1000 else 0
+    return {"added": {i: text for i, (text, _) in added_tokens(path).items()}, "extra_ids": extra}
 
 
 def _with_added(tokenizer, path: Path, named: dict[str, str]):

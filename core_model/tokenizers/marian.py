@@ -47,12 +47,13 @@ class MarianTokenizer(SpecialIds):
     language_codes = True  # a leading >>fra<< is one token (a sentencepiece model read alone has none: spm_model.py)
 
     def __init__(self, processor: spm.SentencePieceProcessor, vocab: dict[str, int], specials: dict[str, int],
-                 ends_with_eos: bool):
+                 ends_with_eos: bool, added: tuple[int, ...] = ()):
         """`vocab` maps every piece to its id 0 … n-1; `specials` maps pad, unk, bos, eos to ids of `vocab`;
-        `ends_with_eos`: the model reads </s> after the text (the encoder's side)."""
+        `ends_with_eos`: the model reads </s> after the text (the encoder's side); `added`: ids of further special
+        tokens, each one token where the text spells it (T5's <extra_id_0>)."""
         self._sp, self._vocab, self._ids, self._ends_with_eos = processor, vocab, dict(specials), ends_with_eos
         self._pieces = {i: piece for piece, i in vocab.items()}
-        self._special = set(self._ids.values())
+        self._special = set(self._ids.values()) | set(added)
         self._special_pieces = {self._pieces[i]: i for i in self._special}
         longest_first = sorted(self._special_pieces, key=len, reverse=True)
         self._split = re.compile("(" + "|".join(map(re.escape, longest_first)) + ")")

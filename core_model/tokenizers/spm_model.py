@@ -13,6 +13,13 @@ from ..messages import CodedError
 from .marian import MarianTokenizer, processor
 
 
+def numbered(model: spm.SentencePieceProcessor, added: tuple[str, ...]) -> dict[str, int]:
+    """Every token's id: the model's pieces by their own ids, then the `added` tokens."""
+    vocab = {model.id_to_piece(i): i for i in range(model.get_piece_size())}
+    vocab.update({text: model.get_piece_size() + n for n, text in enumerate(added)})
+    return vocab
+
+
 class SentencePieceModelTokenizer(MarianTokenizer):
     """An imported sentencepiece model numbered by its own ids (no vocab.json), behind `TokenizerLike`.
 
@@ -25,33 +32,43 @@ class SentencePieceModelTokenizer(MarianTokenizer):
     language_codes = False
 
     def __init__(self, model: spm.SentencePieceProcessor, specials: dict[str, int], ends_with_eos: bool = False,
-                 frames_input: bool = False, bare: spm.SentencePieceProcessor | None = None):
-        """`bare`: the same model without its dummy prefix (the ▁ it puts before a text), for `_cut`."""
-        vocab = {model.id_to_piece(i): i for i in range(model.get_piece_size())}
-        super().__init__(model, vocab, specials, ends_with_eos)
+                 frames_input: bool = False, bare: spm.SentencePieceProcessor | None = None,
+                 added: tuple[str, ...] = ()):
+        """`bare`: the same model without its dummy prefix (the ▁ it puts before a text), for `_cut`; `added`: the
+        special tokens numbered after the model's pieces, in their ids' order."""
+        vocab = numbered(model, added)
+        super().__init__(model, vocab, specials, ends_with_eos, tuple(vocab[text] for text in added))
         self.frames_input = frames_input
         self._bare = bare
 
     @classmethod
     def read(cls, path: str | Path, roles: dict[str, str | int], ends_with_eos: bool = False,
-             frames_input: bool = False) -> "SentencePieceModelTokenizer":
-        """The model file at `path`; `roles` maps pad, unk, bos and eos to a piece's text or id. A ValueError names
-        the file if it is no sentencepiece model, or a role's piece if the model lacks it."""
+             frames_input: bool = False, added: dict[int, str] | None = None,
+             extra_ids: int = 0) -> "SentencePieceModelTokenizer":
+        """The model file at `path`; `roles` maps pad, unk, bos and eos to a token's text or id; `added`: the tokens
+        tokenizer_config.json adds, by id (those past the model's pieces must follow them without a gap), or else
+        T5's `extra_ids` (<extra_id_0> last, as transformers numbers them). A ValueError names the file if it is no
+        sentencepiece model, or a role's token if there is none."""
         path = Path(path)
         data = path.read_bytes()
         model = processor(data, path.name)
         # The same model without the dummy prefix: field 3 (normalizer_spec) again, holding only its field 3
         # (add_dummy_prefix) false; protobuf merges a repeated message field into the first.
         bare = processor(data + b"\x1a\x02\x18\x00", path.name) if model.encode(" ") else None
-        ids = {}
+        size = model.get_piece_size()
+        after = sorted((i, text) for i, text in (added or {}).items() if i >= size)
+        after = after or [(size + extra_ids - 1 - k, f"<extra_id_{k}>") for k in reversed(range(extra_ids))]
+        if [i for i, _ in after] != list(range(size, size + len(after))):
+            raise CodedError(f"The tokens tokenizer_config.json adds leave a gap after the {size} pieces of "
+                             f"{path.name}.", "tokenizer_added_gap", {"file": path.name, "n": size})
+        added_texts = tuple(text for _, text in after)
+        vocab, ids = numbered(model, added_texts), {}
         for role, token in roles.items():
-            ident = token if isinstance(token, int) else model.piece_to_id(token)
-            if not 0 <= ident < model.get_piece_size() or (
-                    not isinstance(token, int) and model.id_to_piece(ident) != token):
+            ids[role] = token if isinstance(token, int) else vocab.get(token, -1)
+            if not 0 <= ids[role] < len(vocab):
                 raise CodedError(f"The tokenizer has no {token} token for {role}.", "tokenizer_no_token",
                                  {"token": str(token), "role": role})
-            ids[role] = ident
-        return cls(model, ids, ends_with_eos, frames_input, bare)
+        return cls(model, ids, ends_with_eos, frames_input, bare, added_texts)
 
     def _cut(self, part: str, first: bool) -> list[str]:
         """The pieces of one stretch of text, as transformers' conversion of the model cuts it (tokenizers'

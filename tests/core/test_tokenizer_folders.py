@@ -24,8 +24,8 @@ from tests.families.tokenizers import (CORPUS, LLAMA2_SPM, T5_SPM, byte_bpe, sen
                                        spm_model)
 
 EOT = "<|endoftext|>"
-TEXTS = [*SENTENCES, "xé一 😀 <unk> [UNK]"]  # characters no piece has: bytes (Llama 2) or <unk> (T5); specials
-T5_ROLES = dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>", extra_ids=0)
+TEXTS = [*SENTENCES, "xé一 😀 <unk> [UNK]", "a <extra_id_1> b</s>"]  # unknown characters; specials, T5's extra ids
+T5_ROLES = dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>", extra_ids=3)  # <extra_id_0> last
 LLAMA2_ROLES = dict(bos_token="<s>", eos_token="</s>", unk_token="<unk>")
 # Sentencepiece-style folders: (model options, the model's file, transformers' class, tokenizer_config's roles)
 FORMS = {"t5": (T5_SPM, "spiece.model", "T5Tokenizer", T5_ROLES),
@@ -55,7 +55,8 @@ def same_as_transformers(tok, folder, framed: bool):
         ids = tok.encode(text)
         assert ids == fast(text, add_special_tokens=False)["input_ids"], text
         assert tok.frame(ids) == (fast(text)["input_ids"] if framed else ids), text
-        assert tok.decode(ids) == fast.decode(ids), text
+        kept = [i for i in ids if i not in (tok.pad_id, tok.bos_id, tok.eos_id)]  # which `decode` drops
+        assert tok.decode(ids) == fast.decode(kept), text
 
 
 @pytest.mark.parametrize("form", list(FORMS))
@@ -148,7 +149,7 @@ def test_a_folder_without_tokenizer_json_gives_transformers_ids(vocab_folders, f
         ids = tok.encode(text)
         assert ids == fast(text, add_special_tokens=False)["input_ids"], text
         assert tok.frame(ids) == fast(text)["input_ids"], text
-        if tok.unk_id not in ids:
+        if not any(map(tok.is_special, ids)):  # transformers' decode leaves its specials out
             assert tok.decode(ids).strip() == fast.decode(ids, skip_special_tokens=True).strip(), text
     pad = fast.pad_token_id if fast.pad_token_id is not None else fast.eos_token_id  # none named: eos pads
     assert (tok.pad_id, tok.unk_id) == (pad, fast.unk_token_id)
@@ -204,3 +205,57 @@ def test_a_family_folders_roles_come_from_config_ids_or_else_its_files(hub_folde
     assert (from_config.bos_id, from_config.eos_id, from_config.pad_id, from_config.unk_id) == (1, 2, 2, 0)
     fast = transformers.AutoTokenizer.from_pretrained(folder)
     assert from_files.encode(TEXTS[1]) == fast(TEXTS[1], add_special_tokens=False)["input_ids"]
+
+
+def test_a_file_writing_the_mark_in_its_normalizer_is_read_as_the_file_says(spm_folders, tmp_path):
+    # Llama 2's and Gemma's files on the hub: no pre-tokenizer, a normalizer prepending ▁ and replacing each space
+    folder = tmp_path / "llama2-hub"
+    shutil.copytree(spm_folders["llama2"], folder)
+    spec = json.loads((folder / "tokenizer.json").read_text())
+    spec["pre_tokenizer"] = None
+    spec["normalizer"] = {"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "▁"}, {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}
+    (folder / "tokenizer.json").write_text(json.dumps(spec))
+    tok, raw = folder_tokenizer.read(folder, {}), tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    assert type(tok) is MetaspaceTokenizer
+    for text in TEXTS:
+        assert tok.encode(text) == raw.encode(text, add_special_tokens=False).ids, text
+    ids = tok.encode(" the cat")  # the space of its own, and the ▁ the normalizer prepends
+    assert (tok.display_pieces(ids), tok.word_ids(ids)) == (["▁", "▁the", "▁c", "at"], [-1, 0, 1, 1])
+    assert tok.decode(ids) == tok.decode_visible(ids) == " the cat"
+
+
+def test_a_tokenizer_file_over_the_limit_is_refused_naming_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(folder_tokenizer, "MAX_BYTES", 100)
+    (tmp_path / "vocab.txt").write_text("[PAD]\n" * 50)
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "[PAD]"})
+    assert (refused.value.code, refused.value.fields["file"]) == ("tokenizer_too_big", "vocab.txt")
+
+
+def test_tokens_added_after_a_gap_are_refused(vocab_folders, tmp_path):
+    folder = tmp_path / "t5-gap"
+    shutil.copytree(vocab_folders["t5"], folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["added_tokens_decoder"] = {"90": {"content": "<extra_id_0>", "special": True}}  # the model has 80 pieces
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(folder, {"bos": "<pad>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_added_gap", {"file": "spiece.model", "n": 80})
+
+
+@pytest.mark.parametrize("text", ["{", '{"model": 3}', "\xff"])  # not JSON; no model; not UTF-8
+def test_a_tokenizer_json_that_is_no_tokenizer_is_refused_naming_it(tmp_path, text):
+    (tmp_path / "tokenizer.json").write_bytes(text.encode("latin-1"))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "</s>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_not_hf", {"file": "tokenizer.json"})
+
+
+def test_a_tokenizer_json_of_another_model_kind_is_refused_naming_it(tmp_path):
+    tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "</s>": 1}, unk_token="a")).save(
+        str(tmp_path / "tokenizer.json"))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "</s>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_model_kind", {"file": "tokenizer.json",
+                                                                                   "model": "WordLevel"})

@@ -144,6 +144,11 @@ STRINGS = {
                                          "▁) are.",
                                    "zh": "分词器文件 {file} 使用 {model} 模型，无法读取：只支持字节级 BPE、WordPiece "
                                          "和 sentencepiece 风格（Unigram，或用 ▁ 表示空格的 BPE）。"},
+    "error.tokenizer_too_big": {"en": "The tokenizer file {file} is over {most} MB.",
+                                "zh": "分词器文件 {file} 超过 {most} MB。"},
+    "error.tokenizer_added_gap": {"en": "The tokens tokenizer_config.json adds leave a gap after the {n} pieces of "
+                                        "{file}.",
+                                  "zh": "tokenizer_config.json 添加的词元没有紧接在 {file} 的 {n} 个词元之后编号。"},
     "error.tokenizer_no_special": {"en": "The tokenizer has no special token at id {id} for {role}.",
                                    "zh": "分词器中编号 {id} 处没有可充当 {role} 的特殊词元。"},
     # a zip or folder brought in
