@@ -23,11 +23,18 @@ ROPE_LAYOUTS = ("interleaved", "halves")
 # "parallel": both read the layer's input, each through its own norm, x + attn(norm1(x)) + ffn(norm2(x)) (GPT-NeoX's
 # use_parallel_residual); "parallel_shared": both read one norm, x + attn(norm1(x)) + ffn(norm1(x)) (Phi, GPT-J).
 BLOCKS = ("sequential", "parallel", "parallel_shared")
+# How RoPE's frequencies are stretched for a context longer than pretraining's (transformers' rope_type): none; linear
+# (every frequency / rope_factor, i.e. positions / rope_factor); llama3 (Llama 3.1's: pairs whose wavelength is above
+# rope_original_max_len / rope_low_freq_factor turn rope_factor times slower, those below rope_original_max_len /
+# rope_high_freq_factor are kept, those between blend the two; nn.positional.RopeScaling).
+ROPE_SCALINGS = ("none", "linear", "llama3")
 # The position-wise FFN: plain linear2(act(linear1(x))), or gated linear2(act(gate(x)) * linear1(x)) (Llama's SwiGLU).
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers")
+            "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers",
+            "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor", "rope_high_freq_factor",
+            "rope_original_max_len")
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,9 @@ class ModelConfig:
     # Key/value heads of self-attention; 0 = n_heads (plain multi-head). Fewer is grouped-query attention (1: multi-
     # query): each K/V head serves n_heads / n_kv_heads consecutive query heads (kv_head). Cross-attention keeps n_heads.
     n_kv_heads: int = 0
+    # The width of each head (d_k); 0 = d_model / n_heads. Another (Gemma: 3072 wide, 16 heads of 256) makes W_Q
+    # [d_model, n_heads·head_dim], W_K and W_V [d_model, kv_heads·head_dim] and W_O [n_heads·head_dim, d_model].
+    head_dim: int = 0
     n_encoder_layers: int = 2
     n_decoder_layers: int = 2
     d_ff: int = 256
@@ -58,6 +68,11 @@ class ModelConfig:
     # How many of each head's dimensions RoPE turns, the first ones (partial rotary: GPT-NeoX's rotary_pct, Phi's
     # partial_rotary_factor); the rest pass unturned. 0 = all d_head of them (rotary_dims).
     rope_dims: int = 0
+    rope_scaling: str = "none"  # RoPE's frequencies stretched for a longer context (ROPE_SCALINGS), with:
+    rope_factor: float = 1.0  # linear and llama3: how many times longer the context (the slow pairs turn so slower)
+    rope_low_freq_factor: float = 1.0  # llama3: pairs with wavelength above original / low are divided by rope_factor
+    rope_high_freq_factor: float = 4.0  # llama3: pairs with wavelength below original / high are kept
+    rope_original_max_len: int = 8192  # llama3: the context length of pretraining, before the scaling
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
     # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
@@ -110,7 +125,7 @@ class ModelConfig:
         for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
                               ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS),
                               ("sinusoidal_layout", SINUSOIDAL_LAYOUTS), ("rope_layout", ROPE_LAYOUTS),
-                              ("ffn", FFNS), ("block", BLOCKS)):
+                              ("ffn", FFNS), ("block", BLOCKS), ("rope_scaling", ROPE_SCALINGS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
@@ -121,16 +136,18 @@ class ModelConfig:
         if self.block != "sequential" and (self.norm_placement != "pre" or self.architecture == "encoder-decoder"):
             yield (f"block is {self.block!r}, but a parallel block is pre-norm and has no cross-attention: it needs "
                    "norm_placement 'pre' and no encoder-decoder architecture.")
+        if self.rope_scaling != "none" and self.positional != "rope":
+            yield f"rope_scaling is {self.rope_scaling!r}, but positional is {self.positional!r}: only RoPE is scaled."
 
     def _count_problems(self):
         """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""
-        positive = ["d_model", "n_heads", "d_ff", "max_len"]
+        positive = ["d_model", "n_heads", "d_ff", "max_len", "rope_original_max_len"]
         positive += [f"{side}_vocab_size" for side in self.sides]
         for name in positive:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+        for name in ("n_kv_heads", "head_dim", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
                      "max_positions", "window", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -139,10 +156,11 @@ class ModelConfig:
     def _shape_problems(self):
         """Widths that heads, RoPE's pairs and the sinusoid's sine/cosine pairs must divide."""
         if isinstance(self.d_model, int) and isinstance(self.n_heads, int) and self.n_heads > 0 \
-                and self.d_model % self.n_heads:
-            yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
+                and self.d_model % self.n_heads and not self.head_dim:
+            yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads}), or head_dim set."
         elif self.positional == "rope" and self.d_head % 2:
-            yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
+            yield (f"RoPE rotates pairs of dimensions, so each head's width ({self.d_head}: head_dim, or d_model / "
+                   "n_heads) must be even.")
         yield from self._rope_dims_problems()
         kv, heads = self.n_kv_heads, self.n_heads
         if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
@@ -159,7 +177,7 @@ class ModelConfig:
         if self.positional != "rope":
             yield f"rope_dims is {dims}, but positional is {self.positional!r}: only RoPE turns a part of each head."
         elif dims % 2 or dims > self.d_head:
-            yield f"rope_dims ({dims}) must be even and at most d_model / n_heads ({self.d_head})."
+            yield f"rope_dims ({dims}) must be even and at most the head's width ({self.d_head})."
 
     def _position_problems(self):
         """max_positions may only extend max_len, and only where no per-position table ends at max_len."""
@@ -180,6 +198,16 @@ class ModelConfig:
         if not (isinstance(self.positional_base, (int, float)) and self.positional_base > 1
                 and self.positional_base <= sys.float_info.max):  # it is raised to float powers
             yield f"positional_base is {shortened(repr(self.positional_base), 40)}, but must be a number above 1."
+        yield from self._rope_scaling_problems()
+
+    def _rope_scaling_problems(self):
+        for name in ("rope_factor", "rope_low_freq_factor", "rope_high_freq_factor"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < 1e6):
+                yield f"{name} is {shortened(repr(value), 40)}, but must be a positive number."
+        if self.rope_scaling == "llama3" and not self.rope_low_freq_factor < self.rope_high_freq_factor:
+            yield (f"rope_high_freq_factor ({self.rope_high_freq_factor}) must be above rope_low_freq_factor "
+                   f"({self.rope_low_freq_factor}): llama3's blend lies between the two.")
 
     def _stack_problems(self):
         for name, stack, needed in (("n_encoder_layers", "encoder", self.has_encoder),
@@ -232,7 +260,8 @@ class ModelConfig:
 
     @property
     def d_head(self) -> int:
-        return self.d_model // self.n_heads
+        """Each head's width d_k: head_dim, or d_model / n_heads when it is 0."""
+        return self.head_dim or self.d_model // self.n_heads
 
     @property
     def rotary_dims(self) -> int:

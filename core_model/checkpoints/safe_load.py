@@ -190,7 +190,7 @@ def weight_count(cfg: ModelConfig) -> int:
     d, layers = cfg.d_model, cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder
     positions = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
     n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * d
-    attention = 2 * d * d + 2 * d * cfg.kv_heads * cfg.d_head  # W_Q and W_O; W_K and W_V per key/value head
+    attention = 2 * d * (cfg.n_heads + cfg.kv_heads) * cfg.d_head  # W_Q and W_O; W_K and W_V per key/value head
     n += layers * (attention + (3 if cfg.ffn == "gated" else 2) * d * cfg.d_ff)
     n += cfg.n_decoder_layers * 4 * d * d if cfg.architecture == "encoder-decoder" else 0  # cross-attention
     return n + (cfg.tgt_vocab_size * d if cfg.has_decoder and not cfg.tie_embeddings else 0)

@@ -10,7 +10,7 @@ from ..trace.attention_points import AttentionPoints
 from ..trace.hook_points import active, record, scale_scores
 from ..trace.names import ATTN_LEAVES
 from .masks import apply_mask, masked_softmax
-from .positional import alibi_bias_range, rope_rotate
+from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_rotate
 
 
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None):
@@ -43,21 +43,25 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
                  positional: str = "none", base: float = 10000.0, n_kv_heads: int = 0, out_bias: bool | None = None,
-                 rope_layout: str = "interleaved", scaled: bool = True, rope_dims: int = 0):
+                 rope_layout: str = "interleaved", scaled: bool = True, d_head: int = 0,
+                 rope_scaling: RopeScaling = NO_SCALING, rope_dims: int = 0):
         """n_kv_heads: key/value heads (0 = n_heads), each shared by n_heads / n_kv_heads consecutive query heads;
         out_bias: W_O's bias (None = as `bias`); rope_layout: which dimensions RoPE turns together; scaled: False
-        for a model trained without the 1/√d_k (T5, GPT-Neo); rope_dims: how many of each head's first dimensions
-        RoPE turns (0 = all)."""
+        for a model trained without the 1/√d_k (T5, GPT-Neo); d_head: each head's width (0 = d_model / n_heads;
+        Gemma's are wider); rope_scaling: RoPE's frequencies stretched for a longer context; rope_dims: how many of
+        each head's first dimensions RoPE turns (0 = all)."""
         super().__init__()
-        self.n_heads, self.d_head = n_heads, d_model // n_heads
+        self.n_heads, self.d_head = n_heads, d_head or d_model // n_heads
         self.n_kv_heads = n_kv_heads or n_heads
-        self.q_proj = nn.Linear(d_model, d_model, bias=bias)
+        width = n_heads * self.d_head  # the heads side by side: d_model unless d_head is set
+        self.q_proj = nn.Linear(d_model, width, bias=bias)
         self.k_proj = nn.Linear(d_model, self.n_kv_heads * self.d_head, bias=bias)
         self.v_proj = nn.Linear(d_model, self.n_kv_heads * self.d_head, bias=bias)
-        self.out_proj = nn.Linear(d_model, d_model, bias=bias if out_bias is None else out_bias)
+        self.out_proj = nn.Linear(width, d_model, bias=bias if out_bias is None else out_bias)
         self.dropout = nn.Dropout(dropout)
         self.positional, self.base, self.rope_layout = positional, base, rope_layout  # "rope" and "alibi" matter here
-        self.scaled, self.rope_dims = scaled, rope_dims
+        self.rope_scaling, self.rope_dims = rope_scaling, rope_dims
+        self.scaled = scaled
 
     def split(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
         b, n, _ = x.shape  # [b, n, heads × d_head]
@@ -73,7 +77,7 @@ class MultiHeadAttention(nn.Module):
         else:
             k, v = self.split(self.k_proj(x), kv), self.split(self.v_proj(x), kv)
             if self.positional == "rope":
-                k = rope_rotate(k, q_pos, self.base, self.rope_layout, self.rope_dims)
+                k = rope_rotate(k, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
             if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
                 k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
         if cache is not None:
@@ -97,7 +101,7 @@ class MultiHeadAttention(nn.Module):
         k, v = self.keys_values(x, memory, q_pos, cache)
         bias = recipe = None
         if memory is None and self.positional == "rope":
-            q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_dims)
+            q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments)  # [1, h, q, k]
@@ -112,6 +116,6 @@ class MultiHeadAttention(nn.Module):
         z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
                                self.dropout if self.training else None, hook)
         b, h, n, d = z.shape
-        out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, d_model]
+        out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, h·d_head] → [b, q, d_model]
         record(self, "out", out)
         return out, weights

@@ -10,7 +10,7 @@ from .attention import MultiHeadAttention
 from ..config import ModelConfig
 from ..trace.hook_points import record
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
-from .positional import LearnedPositions, SinusoidalPositions
+from .positional import LearnedPositions, RopeScaling, SinusoidalPositions
 
 
 class RMSNorm(nn.Module):
@@ -125,9 +125,9 @@ class Layer(nn.Module):
         bias, out_bias = cfg.bias and cfg.qkv_bias, cfg.bias and cfg.attn_out_bias
         self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, bias, cfg.positional,
                                             cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout,
-                                            cfg.scale_scores, cfg.rope_dims)
+                                            cfg.scale_scores, cfg.head_dim, RopeScaling.of(cfg), cfg.rope_dims)
         self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, bias, out_bias=out_bias,
-                                             scaled=cfg.scale_scores) if cross else None
+                                             scaled=cfg.scale_scores, d_head=cfg.head_dim) if cross else None
         self.ffn = FeedForward(cfg)
         self.block = cfg.block
         self.norm1 = make_norm(cfg)

@@ -13,7 +13,7 @@ import torch
 
 from ..trace import Trace
 from .masks import apply_mask, causal_mask, masked_softmax
-from .positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate
+from .positional import RopeScaling, alibi_bias, alibi_slopes, rope_angles, rope_rotate
 
 
 @torch.no_grad()
@@ -30,8 +30,8 @@ def own_positions(model, cfg, n: int) -> dict:
     if cfg.positional == "rope":
         q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
         rq, rk = (rope_rotate(x.expand(1, 1, len(positions), -1), positions, cfg.positional_base,
-                              cfg.rope_layout, cfg.rope_dims)[0, 0] for x in (q, k))  # [n, d_head] each
-        return {"angles": rope_angles(positions, cfg.rotary_dims, cfg.positional_base).numpy(),
+                              cfg.rope_layout, RopeScaling.of(cfg), cfg.rope_dims)[0, 0] for x in (q, k))  # [n, d_head]
+        return {"angles": rope_angles(positions, cfg.rotary_dims, cfg.positional_base, RopeScaling.of(cfg)).numpy(),
                 "offset": (rq @ rk.T).numpy()}  # [n, n]
     if cfg.positional == "alibi":
         return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy(),  # [h, n, n]
@@ -78,9 +78,10 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
         mean_q, mean_k = (attn.split(proj(x), heads).mean(2, keepdim=True)
                           for proj, heads in ((attn.q_proj, attn.n_heads), (attn.k_proj, attn.n_kv_heads)))
-        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout,
+        scaling = RopeScaling.of(cfg)
+        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout, scaling,
                             cfg.rope_dims) for m in (mean_q, mean_k))
-        fields = dict(angles=rope_angles(positions, cfg.rotary_dims, cfg.positional_base).numpy())  # [n, rotary/2]
+        fields = dict(angles=rope_angles(positions, cfg.rotary_dims, cfg.positional_base, scaling).numpy())  # [n, rotary/2]
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
     k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)

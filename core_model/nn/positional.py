@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -50,14 +51,51 @@ class LearnedPositions(nn.Module):
         return self.weight[positions]  # [pos, d_model]
 
 
-def rope_angles(positions: torch.Tensor, d_head: int, base: float) -> torch.Tensor:
-    """The rotation angle of each dimension pair at each position: [pos, d_head/2]."""
+@dataclass(frozen=True)
+class RopeScaling:
+    """How RoPE's frequencies are stretched for a longer context (ModelConfig.rope_scaling and its rope_* numbers;
+    transformers' rope_type with factor, low_freq_factor, high_freq_factor, original_max_position_embeddings)."""
+    kind: str = "none"  # "none", "linear" or "llama3"
+    factor: float = 1.0
+    low_freq_factor: float = 1.0
+    high_freq_factor: float = 4.0
+    original_max_len: int = 8192
+
+    @classmethod
+    def of(cls, cfg) -> "RopeScaling":
+        return cls(cfg.rope_scaling, cfg.rope_factor, cfg.rope_low_freq_factor, cfg.rope_high_freq_factor,
+                   cfg.rope_original_max_len)
+
+    def scaled(self, inv_freq: torch.Tensor) -> torch.Tensor:
+        """θᵢ stretched, as transformers' modeling_rope_utils computes it (_compute_linear_scaling_rope_parameters,
+        _compute_llama3_parameters): linear divides every θᵢ by the factor (positions / factor); llama3 divides only
+        the slow pairs' (wavelength 2π/θᵢ above original / low_freq_factor), keeps the fast pairs' (below original /
+        high_freq_factor), and blends the two linearly in between."""
+        if self.kind == "linear":
+            return inv_freq / self.factor
+        if self.kind != "llama3":
+            return inv_freq
+        low, high, old = self.low_freq_factor, self.high_freq_factor, self.original_max_len
+        wavelen = 2 * math.pi / inv_freq  # [d/2]
+        slow = torch.where(wavelen > old / low, inv_freq / self.factor, inv_freq)
+        smooth = (old / wavelen - low) / (high - low)  # 0 at the slow end of the blend, 1 at the fast end
+        blended = (1 - smooth) * slow / self.factor + smooth * slow
+        between = ~(wavelen < old / high) * ~(wavelen > old / low)
+        return torch.where(between, blended, slow)
+
+
+NO_SCALING = RopeScaling()
+
+
+def rope_angles(positions: torch.Tensor, d_head: int, base: float, scaling: RopeScaling = NO_SCALING) -> torch.Tensor:
+    """The rotation angle pos·θᵢ of each dimension pair i at each position, θᵢ = base^(-2i/d_head) (stretched by
+    `scaling` for a longer context): [pos, d_head/2]."""
     inv_freq = float(base) ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)  # [d/2] (as above)
-    return positions.to(torch.float32)[:, None] * inv_freq
+    return positions.to(torch.float32)[:, None] * scaling.scaled(inv_freq)
 
 
 def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: str = "interleaved",
-                dims: int = 0) -> torch.Tensor:
+                scaling: RopeScaling = NO_SCALING, dims: int = 0) -> torch.Tensor:
     """Rotate each pair of dimensions of x [b, h, pos, d_head] by its position's angle (RoFormer).
 
     layout "interleaved" pairs (2i, 2i+1); "halves" pairs (i, d_head/2 + i), as GPT-NeoX and Llama
@@ -66,8 +104,8 @@ def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: s
     would be (its own frequencies); the others pass as they are. 0: all of them.
     """
     if 0 < dims < x.shape[-1]:
-        return torch.cat([rope_rotate(x[..., :dims], positions, base, layout), x[..., dims:]], dim=-1)
-    angles = rope_angles(positions, x.shape[-1], base)  # [pos, d/2]
+        return torch.cat([rope_rotate(x[..., :dims], positions, base, layout, scaling), x[..., dims:]], dim=-1)
+    angles = rope_angles(positions, x.shape[-1], base, scaling)  # [pos, d/2]
     cos, sin = torch.cos(angles), torch.sin(angles)
     if layout == "halves":
         first, second = x.chunk(2, dim=-1)  # [b, h, pos, d/2] each

@@ -39,7 +39,7 @@ class AttnView:
     def concat(self) -> np.ndarray:
         """The heads' outputs side by side, before W_O."""
         b, h, q, d = self.z.shape  # [b, h, q, d_head]
-        return self.z.transpose(0, 2, 1, 3).reshape(b, q, h * d)  # [b, q, d_model]
+        return self.z.transpose(0, 2, 1, 3).reshape(b, q, h * d)  # [b, q, h·d_head]: d_model unless head_dim is set
 
 
 def _leaf(leaf: str) -> property:

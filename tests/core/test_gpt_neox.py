@@ -82,14 +82,14 @@ def copy_with_config(folder: Path, dest: Path, drop: tuple[str, ...] = (), **fie
     return copy
 
 
-REFUSED = [("rope_parameters", {"rope_type": "linear", "rope_theta": 10000.0, "factor": 2.0}),
+REFUSED = [("rope_parameters.rope_type", {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 2.0}),
            ("partial_rotary_factor", {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.1}),
            ("use_parallel_residual", "yes"), ("attention_bias", 1)]
 
 
 @pytest.mark.parametrize("field, value", REFUSED)
 def test_a_setting_it_cannot_reproduce_is_named(hub_folder, tmp_path, field, value):
-    key = "rope_parameters" if field == "partial_rotary_factor" else field
+    key = "rope_parameters" if field in ("partial_rotary_factor", "rope_parameters.rope_type") else field
     with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
         checkpoints.load(copy_with_config(hub_folder("pythia"), tmp_path / "x", **{key: value}))
     assert caught.value.code == "import_setting" and caught.value.fields["family"] == "GPT-NeoX"

@@ -77,17 +77,27 @@ def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
     return copy
 
 
-REFUSED = [("rope_scaling", {"rope_type": "linear", "factor": 2.0}),
-           ("rope_scaling", {"type": "llama3", "factor": 8.0}),
-           ("rope_parameters", {"rope_type": "llama3", "rope_theta": 10000.0, "factor": 8.0}),
-           ("head_dim", 16), ("hidden_act", "tanh"), ("eos_token_id", [1, 2])]
+REFUSED = [("rope_scaling", {"rope_type": "dynamic", "factor": 2.0}, "rope_scaling.rope_type"),  # (key, value, named)
+           ("rope_scaling", {"type": "yarn", "factor": 8.0}, "rope_scaling.type"),
+           ("rope_parameters", {"rope_type": "longrope", "rope_theta": 10000.0}, "rope_parameters.rope_type"),
+           ("rope_parameters", {"rope_type": "linear", "factor": "2"}, "rope_parameters.factor"),
+           ("rope_parameters", {"rope_type": "default", "partial_rotary_factor": 0.5},
+            "rope_parameters.partial_rotary_factor"),
+           ("hidden_act", "tanh", "hidden_act"), ("eos_token_id", [1, 2], "eos_token_id")]
 
 
-@pytest.mark.parametrize("field, value", REFUSED)
-def test_a_setting_it_cannot_reproduce_is_named(hub_folder, tmp_path, field, value):
-    with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
+@pytest.mark.parametrize("field, value, named", REFUSED)
+def test_a_setting_it_cannot_reproduce_is_named(hub_folder, tmp_path, field, value, named):
+    with pytest.raises(CheckpointError, match=f"config.json has {named} = ") as caught:
         checkpoints.load(copy_with_config(hub_folder("llama-gqa"), tmp_path / "x", **{field: value}))
-    assert caught.value.code == "import_setting" and caught.value.fields["name"] == field
+    assert caught.value.code == "import_setting" and caught.value.fields["name"] == named
+
+
+def test_llama3_scaling_lacking_a_number_is_named(hub_folder, tmp_path):
+    scaling = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0}  # high_freq_factor missing
+    with pytest.raises(CheckpointError, match="lacks rope_scaling.high_freq_factor") as caught:
+        checkpoints.load(copy_with_config(hub_folder("llama-gqa"), tmp_path / "x", rope_scaling=scaling))
+    assert caught.value.code == "import_lacks"
 
 
 def test_an_older_config_with_rope_theta_and_null_rope_scaling_loads(hub_folder, tmp_path):

@@ -8,6 +8,7 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 """
 from __future__ import annotations
 
+from .gemma import GEMMA, LLAMA_LINEAR, LLAMA_ROPE3
 from .gpt2 import GPT2
 from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .marian_bart import BART, MARIAN
@@ -17,6 +18,7 @@ from .spec import Family
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED,
+    GEMMA, LLAMA_ROPE3, LLAMA_LINEAR,
     PYTHIA, NEOX_SEQUENTIAL, PHI,
     GPT_NEO, MISTRAL,
     MARIAN, BART,

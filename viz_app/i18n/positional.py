@@ -66,6 +66,18 @@ STRINGS = {
               "base^(−2i/{dims}); the other dimensions carry no position. The angles below are those of its pairs.",
         "zh": "RoPE 只旋转每个头 {d_head} 个维度中的前 {dims} 个（部分旋转），θᵢ = base^(−2i/{dims})；"
               "其余维度不带位置信息。下图只画出这些维度对的角度。"},
+    "positional.model.rope.linear": {
+        "en": "Its RoPE is scaled linearly: every θᵢ is divided by {factor:g}, so positions turn as if they were "
+              "{factor:g} times closer together (a context {factor:g} times longer than the one it was first "
+              "trained on).",
+        "zh": "它的 RoPE 经过线性缩放：每个 θᵢ 都除以 {factor:g}，位置转动起来就像彼此靠近了 {factor:g} 倍"
+              "（上下文比最初训练时长 {factor:g} 倍）。"},
+    "positional.model.rope.llama3": {
+        "en": "Its RoPE is scaled as Llama 3.1's: pairs whose wavelength 2π/θᵢ is longer than {slow:g} tokens "
+              "turn {factor:g} times slower, pairs shorter than {fast:g} tokens are kept, and those in between blend "
+              "the two (first trained on {original} tokens).",
+        "zh": "它的 RoPE 按 Llama 3.1 的方式缩放：波长 2π/θᵢ 长于 {slow:g} 个词元的维度对转速减慢 {factor:g} 倍，"
+              "短于 {fast:g} 个词元的保持不变，介于两者之间的在两者之间平滑过渡（最初训练的上下文为 {original} 个词元）。"},
     "positional.model.alibi": {
         "en": "This model uses ALiBi: nothing is added to the tokens. Each head adds −slope·|query position − key "
               "position| to its scaled scores, so distant tokens get less attention; each head has its own slope. "

@@ -96,6 +96,10 @@ def model_section(cfg, n: int) -> None:
                n=own.n, max_len=cfg.max_len))
     if own.kind == "rope" and cfg.rotary_dims < cfg.d_head:  # partial rotary (GPT-NeoX, Phi)
         st.caption(t("positional.rope.partial", dims=cfg.rotary_dims, d_head=cfg.d_head))
+    if own.kind == "rope" and cfg.rope_scaling != "none":  # θᵢ stretched for a longer context (its angles are drawn)
+        original = cfg.rope_original_max_len
+        st.write(t(f"positional.model.rope.{cfg.rope_scaling}", factor=cfg.rope_factor, original=original,
+                   slow=original / cfg.rope_low_freq_factor, fast=original / cfg.rope_high_freq_factor))
     for one in own.tables:
         where, kind = t(f"positional.side.{one.side}"), t(f"positional.kind.{'cosine' if one.cosine else 'dot'}")
         pair(one.table, one.similarity, f"positional.model.{one.side}",

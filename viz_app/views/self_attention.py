@@ -125,7 +125,7 @@ def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
         "masked": MASKED,
         "pattern": r"A = \mathrm{softmax}(\tilde S)", "z": r"Z_h = A V",
         "concat": rf"\mathrm{{Concat}}(Z_0, \dots, Z_{{{cfg.n_heads - 1}}})",
-        "w_o": r"W_O \in \mathbb{R}^{d_{\mathrm{model}} \times d_{\mathrm{model}}}",
+        "w_o": rf"W_O \in \mathbb{{R}}^{{h d_k \times d_{{\mathrm{{model}}}}}},\ h d_k = {cfg.n_heads * cfg.d_head}",
         "out": r"\mathrm{Concat}(Z_0, \dots) \, W_O + b_O",
     }
 
