@@ -12,10 +12,15 @@ CORPUS = ["The cat sat on the mat, and the dog sat on the log.", "A quick brown 
           "Numbers like 1999 and 2024 split into pieces.", "猫が座った。 Tabs\tand\nnewlines stay."] * 8
 
 
-def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, **roles: str) -> tokenizers.Tokenizer:
+def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, prefix: str = "",
+             **roles: str) -> tokenizers.Tokenizer:
     """A byte-level BPE `tokenizer.json` (GPT-2, Llama 3, SmolLM, Qwen2, Pythia, OPT): `specials` first, at ids 0, 1, …;
-    `roles` (bos_token="<s>", …) written to tokenizer_config.json as transformers does."""
+    `roles` (bos_token="<s>", …) written to tokenizer_config.json as transformers does; `prefix`, one of `specials`,
+    put before every text by the file's post-processor (OPT's </s>)."""
     tk = tokenizers.Tokenizer(tokenizers.models.BPE())
+    if prefix:
+        tk.post_processor = tokenizers.processors.TemplateProcessing(
+            single=f"{prefix} $A", pair=f"{prefix} $A $B", special_tokens=[(prefix, specials.index(prefix))])
     tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = tokenizers.decoders.ByteLevel()
     tk.train_from_iterator(CORPUS, tokenizers.trainers.BpeTrainer(

@@ -1,0 +1,80 @@
+"""What the OPT importer (core_model/importers/opt.py) reads of its folders and what it refuses. Its numbers against
+transformers' OPTForCausalLM are tested with every family's in tests/core/test_families.py, on the folders of
+tests/families/opt.py: a pre-norm OPT (a final LayerNorm, biases, tied output) and a post-norm one
+(do_layer_norm_before false, as opt-350m: no final LayerNorm; enable_bias false; an lm_head of its own).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from core_model import checkpoints
+from core_model.checkpoints import CheckpointError
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
+transformers = pytest.importorskip("transformers")
+
+from tests.families.compare import SENTENCES  # noqa: E402  (after the skip)
+
+
+@pytest.fixture(scope="module", params=["opt", "opt-post"])
+def kind(request):
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def ours(hub_folder, kind):
+    return checkpoints.load(hub_folder(kind))
+
+
+def test_the_import_has_the_familys_shape(ours, kind):
+    cfg, pre = ours.config, kind == "opt"
+    assert (cfg.architecture, cfg.norm, cfg.positional, cfg.activation, cfg.scale_embedding, cfg.output_bias) == \
+        ("decoder", "layernorm", "learned", "relu", False, False)
+    assert (cfg.norm_placement, cfg.bias, cfg.ffn_bias, cfg.tie_embeddings) == \
+        (("pre", True, True, True) if pre else ("post", False, False, False))
+    assert (ours.model.decoder.final_norm is not None) == pre
+    assert (ours.model.decoder.layers[0].ffn.linear1.bias is not None) == pre
+    assert (cfg.bos_id, cfg.eos_id, cfg.pad_id, cfg.unk_id, cfg.mask_padding) == (2, 2, 1, 3, True)
+    assert cfg.max_len == 128 and ours.model.tgt_embed.pos.weight.shape == (128, 32)
+
+
+def test_the_positions_are_the_stored_table_from_its_third_row(ours, kind, hub_folder):
+    reference = transformers.OPTForCausalLM.from_pretrained(hub_folder(kind))
+    stored = reference.model.decoder.embed_positions.weight
+    assert stored.shape[0] == 130 and bool((ours.model.tgt_embed.pos.weight == stored[2:]).all())
+
+
+def test_the_decoder_reads_what_the_tokenizer_gives_a_text(ours, hub_folder):
+    # OPT's tokenizer puts </s> before the text; our decoder reads bos (</s>) first: the same ids
+    fast = transformers.AutoTokenizer.from_pretrained(hub_folder("opt"))
+    tok = ours.tokenizers["tgt"]
+    for text in SENTENCES:
+        assert fast(text)["input_ids"] == [ours.config.bos_id] + tok.encode(text)
+
+
+# ----- what is refused ---------------------------------------------------------------------------------------
+
+def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
+    """A copy of the folder with config.json's `fields` set."""
+    copy = Path(shutil.copytree(folder, dest))
+    config = json.loads((copy / "config.json").read_text())
+    config.update(fields)
+    (copy / "config.json").write_text(json.dumps(config))
+    return copy
+
+
+REFUSED = [("word_embed_proj_dim", 16), ("_remove_final_layer_norm", True), ("layer_norm_elementwise_affine", False),
+           ("activation_function", "tanh"), ("do_layer_norm_before", "yes"), ("enable_bias", 1)]
+
+
+@pytest.mark.parametrize("field, value", REFUSED)
+def test_a_setting_it_cannot_reproduce_is_named(hub_folder, tmp_path, field, value):
+    with pytest.raises(CheckpointError, match=f"config.json has {field} = ") as caught:
+        checkpoints.load(copy_with_config(hub_folder("opt"), tmp_path / "x", **{field: value}))
+    assert caught.value.code == "import_setting"
+    assert (caught.value.fields["name"], caught.value.fields["family"]) == (field, "OPT")
