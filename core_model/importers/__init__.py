@@ -20,7 +20,7 @@ Adding a family touches:
 Only where the network truly lacks something, a named option in config.py (and a few lines in nn/) besides.
 """
 from ..checkpoints.registry import install
-from . import bart, bert, gpt2, llama, marian, opt, qwen2
+from . import bart, bert, gpt2, llama, marian, mbart, opt, qwen2
 
-IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, opt)
+IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, opt, mbart)
 install(IMPORTERS)

@@ -75,7 +75,7 @@ def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     if cfg.norm_placement == "pre":
         out["final_layer_norm.weight"] = out["final_layer_norm.bias"] = (d,)
     for i in range(cfg.n_decoder_layers):
-        for mine, its in LAYER.items():
+        for its in LAYER.values():
             here = f"layers.{i}.{its}"
             if its.endswith("norm"):
                 out[f"{here}.weight"] = out[f"{here}.bias"] = (d,)

@@ -72,7 +72,7 @@ def test_the_comparison_is_not_trivial(family, ours, reference):
 def test_a_padded_batch_matches_transformers_and_each_sentence_alone(family, ours, reference):
     texts = [SENTENCES[0], " ".join(SENTENCES), SENTENCES[1]]
     fed = feed(ours, texts)
-    keep = fed.tgt_keep if fed.tgt is not None else fed.src_keep
+    keep = fed.src_keep if fed.src is not None else fed.tgt_keep  # the side that reads the texts
     assert (~keep).sum() > 10  # the short rows really are padded
     compare(ours, reference, texts, family.output)
     out, _ = run_with_trace(ours.model, fed.src, fed.tgt)

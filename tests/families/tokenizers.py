@@ -38,14 +38,14 @@ LLAMA2_SPM = dict(model_type="bpe", vocab_size=330, byte_fallback=True, unk_id=0
                   allow_whitespace_only_pieces=True)
 
 
-def spm_model(**options) -> bytes:
-    """A sentencepiece model trained on CORPUS by the sentencepiece library (options: its trainer's)."""
+def spm_model(corpus: list[str] = CORPUS, **options) -> bytes:
+    """A sentencepiece model trained on `corpus` by the sentencepiece library (options: its trainer's)."""
     import io
 
     import sentencepiece
 
     out = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS), model_writer=out, hard_vocab_limit=False,
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=out, hard_vocab_limit=False,
                                              minloglevel=2, **options)
     return out.getvalue()
 
