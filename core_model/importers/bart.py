@@ -4,11 +4,11 @@ as ours, cross-attention included.
 The folder holds `config.json` (model_type "bart"), `model.safetensors` as `save_pretrained` writes them, and
 `tokenizer.json` (byte-level BPE) beside them; a folder with only `pytorch_model.bin` is refused before this module
 is reached (checkpoints.check_files: a pickle can run code). What BART shares with Marian (its layers, names and
-config keys) is in checkpoints/hub_encoder_decoder.py. BART's own: learned positions with an offset of 2 (position
-p reads row p + 2 of the stored table; rows 0 and 1 are never read, so the import keeps rows 2 … as our rows 0 …),
-a LayerNorm after the embedding sum (ModelConfig.embed_norm, BERT's too), and a tokenizer whose encoder reads
-<s> … </s> (`frames_input`). Its decoder starts from </s> (decoder_start_token_id), which is also its eos; the
-encoder's <s> is the config's bos_token_id.
+config keys) is in checkpoints/hub_encoder_decoder.py, and so is what it shares with mBART: learned positions with
+an offset of 2 (position p reads row p + 2 of the stored table; rows 0 and 1 are never read, so the import keeps
+rows 2 … as our rows 0 …) and a LayerNorm after the embedding sum (ModelConfig.embed_norm, BERT's too). BART's own:
+a tokenizer whose encoder reads <s> … </s> (`frames_input`). Its decoder starts from </s> (decoder_start_token_id),
+which is also its eos; the encoder's <s> is the config's bos_token_id.
 """
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import (CONFIG, GENERATION_FILE, CheckpointError, Loaded, check_size, read_hf_config,
                                      read_json_file, required, within_limit)
 from ..config import ModelConfig
+from ..messages import shortened
 from ..nn.model import Transformer
 from ..tokenizers import MetaspaceTokenizer
 
@@ -75,7 +76,8 @@ def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
 
 def state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
     """Our final norms from mBART's."""
-    return {f"{mine}.{leaf}": theirs[f"{its}.{leaf}"] for mine, its in FINAL_NORMS.items() for leaf in ("weight", "bias")}
+    return {f"{mine}.{leaf}": theirs[f"{its}.{leaf}"]
+            for mine, its in FINAL_NORMS.items() for leaf in ("weight", "bias")}
 
 
 def starts(path: Path, hf: dict, start: int | None) -> tuple[int, int | None]:
@@ -118,7 +120,7 @@ def check_source_frame(path: Path, tokenizer: MetaspaceTokenizer) -> None:
     code = tokenizer.piece_to_id(lang) if isinstance(lang, str) else tokenizer.unk_id
     want, got = [tokenizer.eos_id, code], tokenizer.frame([])
     if code == tokenizer.unk_id or got != want:
-        shown = " ".join(tokenizer.id_to_piece(i) for i in got) or "nothing"
-        raise CheckpointError(f"{FILES[0]} puts {shown} after a text, but {FILES[1]} names src_lang {lang!r}: the "
+        shown, lang = " ".join(tokenizer.id_to_piece(i) for i in got) or "nothing", shortened(str(lang), 40)
+        raise CheckpointError(f"{FILES[0]} puts {shown} after a text, but {FILES[1]} names src_lang {lang}: the "
                               f"encoder's text must end in </s> {lang}.", code="mbart_src_lang",
-                              fields={"file": FILES[0], "config": FILES[1], "got": shown, "lang": str(lang)})
+                              fields={"file": FILES[0], "config": FILES[1], "got": shown, "lang": lang})

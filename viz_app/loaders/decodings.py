@@ -32,8 +32,8 @@ DECODE_SECONDS = 20.0
 @st.cache_data(max_entries=16, max_size="1MB", show_spinner=False)
 def generation(name: str) -> Generation | None:
     """The model folder's own generation settings (a Hugging Face folder's generation_config.json), or None. Its
-    forced_bos_token_id is followed where the import made it the decoder's second start token (ModelConfig.forced_bos_id,
-    an mBART-50's target language)."""
+    forced_bos_token_id is followed where the import made it the decoder's second start token
+    (ModelConfig.forced_bos_id, an mBART-50's target language)."""
     own = read_generation(models.model_folder(name))
     if own is None or models.load_model(name).config.forced_bos_id is None:
         return own
