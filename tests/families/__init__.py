@@ -8,9 +8,10 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 """
 from __future__ import annotations
 
-from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
+from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .mbart import MBART
 from .opt import OPT, OPT_POST
 from .spec import Family
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, OPT, OPT_POST, MBART)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED, OPT, OPT_POST,
+                                                   MBART)}

@@ -20,7 +20,7 @@ def build(family: Family, dest: Path, seed: int = 0) -> Path:
     for key, value in generation.items():
         setattr(model.generation_config, key, value)
     perturb(model, family.scale)
-    model.save_pretrained(dest, safe_serialization=True)
+    model.save_pretrained(dest, safe_serialization=True, **family.save)
     return dest
 
 

@@ -24,3 +24,4 @@ class Family:
     # Perturb norms and biases away from 1 and 0 (a swapped norm or a missing bias shows), and scale weights by this
     # so attention is far from uniform (0: leave the init's scale)
     scale: float = 0.25
+    save: dict = field(default_factory=dict)  # save_pretrained's options besides safetensors (max_shard_size: shards)
