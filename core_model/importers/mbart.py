@@ -26,7 +26,8 @@ import torch
 from ..checkpoints import hub
 from ..checkpoints import hub_encoder_decoder as seq2seq
 from ..checkpoints.hub import TOKEN_ID, Field
-from ..checkpoints.safe_load import (CONFIG, GENERATION_FILE, CheckpointError, Loaded, check_size, read_hf_config,
+from ..checkpoints.safe_load import CONFIG as CONFIG_FILE
+from ..checkpoints.safe_load import (GENERATION_FILE, CheckpointError, Loaded, check_size, read_hf_config,
                                      read_json_file, required, within_limit)
 from ..config import ModelConfig
 from ..messages import shortened
@@ -92,7 +93,7 @@ def starts(path: Path, hf: dict, start: int | None) -> tuple[int, int | None]:
     for key, fallback in (("decoder_start_token_id", start), ("forced_bos_token_id", hf.get("forced_bos_token_id"))):
         value = generation.get(key, fallback)
         if value is not None and not TOKEN_ID.accepts(value):
-            raise hub.refuse(FAMILY, key, TOKEN_ID.says, value, GENERATION_FILE if key in generation else CONFIG)
+            raise hub.refuse(FAMILY, key, TOKEN_ID.says, value, GENERATION_FILE if key in generation else CONFIG_FILE)
         found.append(value)
     first, forced = found
     return (ENCODER_BOS.read(hf, FAMILY) if first is None else first), forced

@@ -1,8 +1,9 @@
 """Import a pretrained OPT (Meta's Open Pre-trained Transformer; a Hugging Face folder) into core_model's
 decoder-only Transformer.
 
-The folder holds `config.json` (model_type "opt"), `model.safetensors` and `tokenizer.json` (GPT-2's byte-level BPE
-with <s>, <pad>, </s> and <unk> at ids 0 to 3), as `save_pretrained` writes them. OPT is our decoder with learned
+The folder holds `config.json` (model_type "opt"), `model.safetensors` and its tokenizer (GPT-2's byte-level BPE
+with <s>, <pad>, </s> and <unk> at ids 0 to 3): `tokenizer.json`, or `vocab.json` and `merges.txt` as the hub's OPT
+folders ship it (tokenizers/folder.py reads either). OPT is our decoder with learned
 positions, ReLU in the FFN, no embedding scaling and an output layer without a bias, tied to the token embedding.
 `do_layer_norm_before` picks where each layer's LayerNorm sits: before its block, with a final LayerNorm after the
 last layer (our norm_placement "pre": every size but one), or after the residual sum, without a final norm ("post":
@@ -23,13 +24,13 @@ import torch
 
 from ..checkpoints import hub
 from ..checkpoints.hub import SWITCH, TEXT, TOKEN_ID, Field
-from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, required, tensor_names, within_limit
+from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, tensor_names
 from ..config import ModelConfig
 from ..nn.model import Transformer
-from ..tokenizers import ByteLevelBPETokenizer
+from ..tokenizers import folder as tokenizer_files
 
 # What the registry reads (checkpoints/registry.py).
-MODEL_TYPES, FAMILY, FILES = ("opt",), "OPT", ("tokenizer.json",)
+MODEL_TYPES, FAMILY, FILES = ("opt",), "OPT", tokenizer_files.FILES
 
 OFFSET = 2  # OPTLearnedPositionalEmbedding reads row position + 2
 # transformers' name of the activation -> ours
@@ -111,14 +112,14 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
 
 
 def load(path, name: str = "") -> Loaded:
-    """Load an OPT folder as a decoder-only core_model with its byte-level BPE tokenizer."""
+    """Load an OPT folder as a decoder-only core_model with its byte-level BPE tokenizer (whichever files it has)."""
     path = Path(path)
     values = CONFIG.read(read_hf_config(path))  # before the tokenizer file: the config's fault is named first
     roles = {"pad": values["pad_id"], "unk": "<unk>", "bos": values["bos_id"], "eos": values["eos_id"]}
-    file = within_limit(required(path, FILES[0]))
-    tokenizer = hub.read_tokenizer(FILES[0], ByteLevelBPETokenizer.load, file, roles)
+    tokenizer = hub.read_tokenizer(FILES[0], tokenizer_files.read, path, roles)
     cfg = config(values, tokenizer.unk_id)
-    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, FILES[0])
+    source = FILES[0] if (path / FILES[0]).is_file() else tokenizer_files.VOCAB_JSON  # the file read, for a refusal
+    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, source)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     theirs = hub.read_shaped(path, shapes(cfg), *file_names(path, cfg))
     model = Transformer(cfg)

@@ -103,7 +103,8 @@ def test_an_older_config_naming_its_pre_norm_loads(folder, tmp_path):
     ({"add_bias_logits": True}, None, "config.json", "add_bias_logits"),
     ({"decoder_ffn_dim": 48}, None, "config.json", "decoder_ffn_dim"),
     ({"activation_function": "tanh"}, None, "config.json", "activation_function"),
-    (None, {"forced_bos_token_id": [250020]}, "generation_config.json", "forced_bos_token_id")])
+    (None, {"forced_bos_token_id": [250020]}, "generation_config.json", "forced_bos_token_id"),
+    ({"forced_bos_token_id": "ro_RO"}, {"forced_bos_token_id": None}, "config.json", "forced_bos_token_id")])
 def test_a_setting_it_cannot_reproduce_is_named(folder, tmp_path, config, generation, file, field):
     with pytest.raises(CheckpointError, match=f"^{file} has {field} = ") as caught:
         checkpoints.load(copy_of(folder, tmp_path / "x", config, generation))

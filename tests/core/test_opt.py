@@ -57,6 +57,19 @@ def test_the_decoder_reads_what_the_tokenizer_gives_a_text(ours, hub_folder):
         assert fast(text)["input_ids"] == [ours.config.bos_id] + tok.encode(text)
 
 
+def test_a_folder_with_vocab_json_and_merges_txt_reads_the_same_ids(ours, hub_folder, tmp_path):
+    # the hub's OPT folders ship GPT-2's vocab.json and merges.txt, no tokenizer.json
+    copy = Path(shutil.copytree(hub_folder("opt"), tmp_path / "x"))
+    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers.Tokenizer.from_file(str(copy / "tokenizer.json")).model.save(str(copy))
+    (copy / "tokenizer.json").unlink()
+    tok = checkpoints.load(copy).tokenizers["tgt"]
+    assert not (copy / "tokenizer.json").exists() and (copy / "merges.txt").is_file()
+    for text in SENTENCES:
+        assert tok.encode(text) == ours.tokenizers["tgt"].encode(text)
+    assert (tok.bos_id, tok.eos_id, tok.pad_id, tok.unk_id) == (2, 2, 1, 3)
+
+
 # ----- what is refused ---------------------------------------------------------------------------------------
 
 def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
