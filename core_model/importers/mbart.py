@@ -12,10 +12,10 @@ neither); token embeddings × √d_model if `scale_embedding`.
 
 Its language codes: the encoder reads `tokens </s> src_lang` (MBartTokenizer's suffix; src_lang from
 tokenizer_config.json, en_XX when it names none), which must be how tokenizer.json's post-processor frames a text.
-The decoder starts from decoder_start_token_id (generation_config.json's, else config.json's, else bos_token_id, as
-generate() takes it): our bos_id, </s> for mBART-50, a language code for mbart-large-en-ro. A forced_bos_token_id
-(generation_config.json's or config.json's: the target language's code mBART-50 forces first) is read as the
-decoder's second start token (ModelConfig.forced_bos_id).
+The decoder starts from decoder_start_token_id (generation_config.json's where the folder has one, else
+config.json's; bos_token_id where it is null, as generate() takes it): our bos_id, </s> for mBART-50, a language code
+for mbart-large-en-ro. A forced_bos_token_id from the same file (the target language's code mBART-50 forces first)
+is read as the decoder's second start token (ModelConfig.forced_bos_id).
 """
 from __future__ import annotations
 
@@ -38,12 +38,12 @@ from ..tokenizers import MetaspaceTokenizer
 MODEL_TYPES, FAMILY, FILES = ("mbart",), "mBART", ("tokenizer.json", "tokenizer_config.json")
 
 CONFIG = hub.HubConfig(
-    FAMILY, fields={**seq2seq.FIELDS, "bos_id": Field("decoder_start_token_id", TOKEN_ID, None)},  # `starts`
+    FAMILY, fields={ours: field for ours, field in seq2seq.FIELDS.items() if ours != "bos_id"},  # bos_id: `starts`
     needs={"is_encoder_decoder": True, "add_bias_logits": False},
     same=seq2seq.SAME,
     architectures=("MBartForConditionalGeneration", "MBartModel"),
     fixed={**seq2seq.FIXED, "norm_placement": "pre", "positional": "learned", "embed_norm": True})
-ENCODER_BOS = Field("bos_token_id", TOKEN_ID, 0)  # <s>: the encoder's, never read by it; the decoder's fallback start
+ENCODER_BOS = Field("bos_token_id", TOKEN_ID, 0)  # <s>: the encoder's (which it never reads)
 SRC_LANG = "en_XX"  # MBartTokenizer's src_lang when tokenizer_config.json names none
 # our final norm <- its name, per stack, each with .weight and .bias
 FINAL_NORMS = {"encoder.final_norm": "encoder.layer_norm", "decoder.final_norm": "decoder.layer_norm"}
@@ -54,7 +54,7 @@ def load(path, name: str = "") -> Loaded:
     path = Path(path)
     hf = read_hf_config(path)
     values = CONFIG.read(hf)  # before the tokenizer file: the config's fault is named first
-    values["bos_id"], forced = starts(path, hf, values["bos_id"])
+    values["bos_id"], forced = starts(path, hf)
     tokenizers = read_tokenizers(path, values, ENCODER_BOS.read(hf, FAMILY))
     cfg = CONFIG.model_config(values, unk_id=tokenizers["src"].unk_id, forced_bos_id=forced)
     hub.check_vocab(tokenizers["src"], cfg.src_vocab_size, FILES[0])
@@ -81,22 +81,26 @@ def state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
             for mine, its in FINAL_NORMS.items() for leaf in ("weight", "bias")}
 
 
-def starts(path: Path, hf: dict, start: int | None) -> tuple[int, int | None]:
-    """(the decoder's start token, its forced second token or None) as generate() takes them: generation_config.json's
-    decoder_start_token_id and forced_bos_token_id first, then config.json's; no start at all: bos_token_id."""
+def starts(path: Path, hf: dict) -> tuple[int, int | None]:
+    """(the decoder's start token, its forced second token or None) as generate() takes them, from the folder's
+    generation_config.json where it has one (config.json's settings are then not read), else from config.json:
+    decoder_start_token_id, or bos_token_id where it is null; forced_bos_token_id."""
     file = path / GENERATION_FILE
-    generation = read_json_file(within_limit(file), GENERATION_FILE) if file.is_file() else {}
-    if not isinstance(generation, dict):
+    settings, name = (read_json_file(within_limit(file), GENERATION_FILE), GENERATION_FILE) if file.is_file() \
+        else (hf, CONFIG_FILE)
+    if not isinstance(settings, dict):
         raise CheckpointError(f"{GENERATION_FILE} must hold a JSON object of field names and values.",
                               code="config_not_object", fields={"file": GENERATION_FILE})
-    found = []
-    for key, fallback in (("decoder_start_token_id", start), ("forced_bos_token_id", hf.get("forced_bos_token_id"))):
-        value = generation.get(key, fallback)
-        if value is not None and not TOKEN_ID.accepts(value):
-            raise hub.refuse(FAMILY, key, TOKEN_ID.says, value, GENERATION_FILE if key in generation else CONFIG_FILE)
-        found.append(value)
-    first, forced = found
-    return (ENCODER_BOS.read(hf, FAMILY) if first is None else first), forced
+    found = {}
+    for key in ("decoder_start_token_id", "bos_token_id", "forced_bos_token_id"):
+        found[key] = settings.get(key)
+        if found[key] is not None and not TOKEN_ID.accepts(found[key]):
+            raise hub.refuse(FAMILY, key, TOKEN_ID.says, found[key], name)
+    start = found["decoder_start_token_id"]
+    start = found["bos_token_id"] if start is None else start
+    if start is None:
+        raise hub.refuse(FAMILY, "decoder_start_token_id", TOKEN_ID.says, None, name)
+    return start, found["forced_bos_token_id"]
 
 
 def read_tokenizers(path: Path, values: dict, encoder_bos: int) -> dict[str, MetaspaceTokenizer]:

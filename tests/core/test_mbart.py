@@ -88,9 +88,16 @@ def test_without_a_forced_language_the_decoder_starts_from_its_start_token_alone
     assert checkpoints.load(copy_of(folder, tmp_path / "a", generation={"forced_bos_token_id": None})) \
         .config.decoder_start == (2,)
     ro = fast.convert_tokens_to_ids("ro_RO")  # mbart-large-en-ro starts from the language code itself
-    copy = copy_of(folder, tmp_path / "b", {"decoder_start_token_id": ro},
-                   {"decoder_start_token_id": None, "forced_bos_token_id": None})
+    copy = copy_of(folder, tmp_path / "b", generation={"decoder_start_token_id": ro, "forced_bos_token_id": None})
     assert checkpoints.load(copy).config.decoder_start == (ro,)
+
+
+def test_config_jsons_start_is_read_only_without_a_generation_config(folder, tmp_path, fast):
+    ro, de = fast.convert_tokens_to_ids("ro_RO"), fast.convert_tokens_to_ids("de_DE")
+    copy = copy_of(folder, tmp_path / "x", {"decoder_start_token_id": ro, "forced_bos_token_id": de})
+    assert checkpoints.load(copy).config.decoder_start == (2, ro)  # generate() reads generation_config.json alone
+    (copy / "generation_config.json").unlink()
+    assert checkpoints.load(copy).config.decoder_start == (ro, de)
 
 
 def test_an_older_config_naming_its_pre_norm_loads(folder, tmp_path):
@@ -103,13 +110,20 @@ def test_an_older_config_naming_its_pre_norm_loads(folder, tmp_path):
     ({"add_bias_logits": True}, None, "config.json", "add_bias_logits"),
     ({"decoder_ffn_dim": 48}, None, "config.json", "decoder_ffn_dim"),
     ({"activation_function": "tanh"}, None, "config.json", "activation_function"),
-    (None, {"forced_bos_token_id": [250020]}, "generation_config.json", "forced_bos_token_id"),
-    ({"forced_bos_token_id": "ro_RO"}, {"forced_bos_token_id": None}, "config.json", "forced_bos_token_id")])
+    (None, {"forced_bos_token_id": [250020]}, "generation_config.json", "forced_bos_token_id")])
 def test_a_setting_it_cannot_reproduce_is_named(folder, tmp_path, config, generation, file, field):
     with pytest.raises(CheckpointError, match=f"^{file} has {field} = ") as caught:
         checkpoints.load(copy_of(folder, tmp_path / "x", config, generation))
     assert caught.value.code == "import_setting"
     assert (caught.value.fields["name"], caught.value.fields["family"]) == (field, "mBART")
+
+
+def test_a_start_token_config_json_gives_without_a_generation_config_is_checked(folder, tmp_path):
+    copy = copy_of(folder, tmp_path / "x", {"decoder_start_token_id": "</s>"})
+    (copy / "generation_config.json").unlink()
+    with pytest.raises(CheckpointError, match="^config.json has decoder_start_token_id = '</s>'") as caught:
+        checkpoints.load(copy)
+    assert caught.value.fields["name"] == "decoder_start_token_id"
 
 
 # ----- what the core gained for it ------------------------------------------------------------------------------
