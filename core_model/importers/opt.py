@@ -3,18 +3,20 @@ decoder-only Transformer.
 
 The folder holds `config.json` (model_type "opt"), `model.safetensors` and its tokenizer (GPT-2's byte-level BPE
 with <s>, <pad>, </s> and <unk> at ids 0 to 3): `tokenizer.json`, or `vocab.json` and `merges.txt` as the hub's OPT
-folders ship it (tokenizers/folder.py reads either). OPT is our decoder with learned
-positions, ReLU in the FFN, no embedding scaling and an output layer without a bias, tied to the token embedding.
-`do_layer_norm_before` picks where each layer's LayerNorm sits: before its block, with a final LayerNorm after the
-last layer (our norm_placement "pre": every size but one), or after the residual sum, without a final norm ("post":
-opt-350m). `enable_bias` gives the attention projections and the FFN their biases (our bias, ffn_bias).
-OPT's own arithmetic: OPTLearnedPositionalEmbedding reads row p + 2 for position p (rows 0 and 1 are never read,
-so the import keeps rows 2 … as our rows 0 …), as BART's does.
+folders ship it (tokenizers/folder.py reads either). OPT is our decoder with learned positions, ReLU in the FFN, no
+embedding scaling and an output layer without a bias, tied to the token embedding. `do_layer_norm_before` picks
+where each layer's LayerNorm sits: before its block, with a final LayerNorm after the last layer (our norm_placement
+"pre": every size but one), or after the residual sum, without a final norm ("post": opt-350m). `enable_bias` gives
+the attention projections and the FFN their biases (our bias, ffn_bias). OPT's own arithmetic:
+OPTLearnedPositionalEmbedding reads row p + 2 for position p (rows 0 and 1 are never read, so the import keeps rows
+2 … as our rows 0 …), as BART's does.
 
 The tokenizer prepends </s> (bos_token_id 2, also eos) to every text; our decoder reads bos first, the same ids.
-<pad> (id 1) is a token of its own, so the padding is masked. What the core cannot reproduce is refused naming the
-field: word_embed_proj_dim other than hidden_size (opt-350m's project_in / project_out around the layers),
-_remove_final_layer_norm, LayerNorms without weights (layer_norm_elementwise_affine false), an activation it lacks.
+<pad> (id 1) is a token of its own, so the padding is masked. The hub's OPT embeddings have 7 rows more than the
+tokenizer has tokens (vocab_size 50,272, rounded up); the import names those ids <unused_0> … (pad_vocabulary).
+What the core cannot reproduce is refused naming the field: word_embed_proj_dim other than hidden_size (opt-350m's
+project_in / project_out around the layers), _remove_final_layer_norm, LayerNorms without weights
+(layer_norm_elementwise_affine false), an activation it lacks.
 """
 from __future__ import annotations
 
@@ -33,6 +35,9 @@ from ..tokenizers import folder as tokenizer_files
 MODEL_TYPES, FAMILY, FILES = ("opt",), "OPT", tokenizer_files.FILES
 
 OFFSET = 2  # OPTLearnedPositionalEmbedding reads row position + 2
+# How many rows more than the tokenizer has tokens the embedding may have: metaseq rounded its vocabulary up to a
+# multiple of 8 (50,265 tokens, 50,272 rows); the ids past the tokenizer's are named <unused_k> (pad_vocabulary).
+ROUNDED = 127
 # transformers' name of the activation -> ours
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
                "silu": "silu", "swish": "silu"}
@@ -118,6 +123,8 @@ def load(path, name: str = "") -> Loaded:
     roles = {"pad": values["pad_id"], "unk": "<unk>", "bos": values["bos_id"], "eos": values["eos_id"]}
     tokenizer = hub.read_tokenizer(FILES[0], tokenizer_files.read, path, roles)
     cfg = config(values, tokenizer.unk_id)
+    if 0 < cfg.tgt_vocab_size - tokenizer.vocab_size <= ROUNDED:  # the hub's OPT: 50,272 rows for 50,265 tokens
+        tokenizer.pad_vocabulary(cfg.tgt_vocab_size)
     source = FILES[0] if (path / FILES[0]).is_file() else tokenizer_files.VOCAB_JSON  # the file read, for a refusal
     hub.check_vocab(tokenizer, cfg.tgt_vocab_size, source)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built

@@ -5,6 +5,7 @@ tests/families/opt.py: a pre-norm OPT (a final LayerNorm, biases, tied output) a
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -68,6 +69,25 @@ def test_a_folder_with_vocab_json_and_merges_txt_reads_the_same_ids(ours, hub_fo
     for text in SENTENCES:
         assert tok.encode(text) == ours.tokenizers["tgt"].encode(text)
     assert (tok.bos_id, tok.eos_id, tok.pad_id, tok.unk_id) == (2, 2, 1, 3)
+
+
+def test_an_embedding_rounded_up_past_the_vocabulary_loads_equal_to_transformers(tmp_path):
+    # the hub's OPT: vocab_size 50,272 for a tokenizer of 50,265; the ids past it are named, and never read from text
+    from tests.families.build import build, reference
+    from tests.families.compare import compare
+    from tests.families.opt import OPT, opt_tokenizer
+
+    def rounded(dest):
+        fields = opt_tokenizer(dest)
+        return {**fields, "vocab_size": fields["vocab_size"] + 7}
+
+    folder = build(dataclasses.replace(OPT, name="opt-rounded", tokenizer=rounded), tmp_path / "x")
+    loaded = checkpoints.load(folder)
+    tok, n = loaded.tokenizers["tgt"], loaded.config.tgt_vocab_size
+    assert tok.vocab_size == n and tok.id_to_piece(n - 1) == "<unused_6>" and tok.is_special(n - 7)
+    compare(loaded, reference(OPT, folder), SENTENCES)
+    assert tok.encode(SENTENCES[0]) == transformers.AutoTokenizer.from_pretrained(folder)(
+        SENTENCES[0], add_special_tokens=False)["input_ids"]
 
 
 # ----- what is refused ---------------------------------------------------------------------------------------
