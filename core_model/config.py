@@ -34,7 +34,7 @@ FFNS = ("plain", "gated")
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
             "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers",
             "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor", "rope_high_freq_factor",
-            "rope_original_max_len")
+            "rope_original_max_len", "forced_bos_id")
 
 
 @dataclass(frozen=True)
@@ -102,6 +102,9 @@ class ModelConfig:
     unk_id: int = 1
     bos_id: int = 2
     eos_id: int = 3
+    # An encoder-decoder's second start token, after bos_id, or None: the target language's code an mBART-50 is made
+    # to write first (transformers' forced_bos_token_id). Its decoder reads decoder_start = (bos_id, forced_bos_id).
+    forced_bos_id: int | None = None
 
     def __post_init__(self):
         if isinstance(self.window_layers, list):  # as config.json holds it
@@ -241,6 +244,13 @@ class ModelConfig:
                    "it, and layers need a window.")
 
     def _special_id_problems(self):
+        forced = self.forced_bos_id
+        if forced is not None and (isinstance(forced, bool) or not isinstance(forced, int) or forced < 0):
+            yield f"forced_bos_id is {forced!r}, but must be null or a whole number of at least 0."
+        elif forced is not None and self.architecture != "encoder-decoder":
+            yield "forced_bos_id is an encoder-decoder's second start token; a decoder-only model continues its prompt."
+        elif forced is not None and isinstance(self.tgt_vocab_size, int) and forced >= self.tgt_vocab_size:
+            yield f"forced_bos_id ({forced}) must be below tgt_vocab_size ({self.tgt_vocab_size})."
         for side in self.sides:
             size = getattr(self, f"{side}_vocab_size")
             for name in ("pad_id", "unk_id", "bos_id", "eos_id"):
@@ -257,6 +267,11 @@ class ModelConfig:
     def positions(self) -> int:
         """How many positions a forward pass accepts: max_positions if set, else max_len."""
         return self.max_positions or self.max_len
+
+    @property
+    def decoder_start(self) -> tuple[int, ...]:
+        """The ids a decoder reads before its first output: bos_id, then forced_bos_id if set."""
+        return (self.bos_id,) if self.forced_bos_id is None else (self.bos_id, self.forced_bos_id)
 
     @property
     def d_head(self) -> int:

@@ -123,7 +123,7 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
                              "empty_source")
         with torch.no_grad():
             memory, memory_mask = model.encode(torch.tensor([src]))
-        start = (cfg.bos_id,)
+        start = cfg.decoder_start  # bos, and an mBART-50's target language (ModelConfig.forced_bos_id)
     else:
         start = (cfg.bos_id, *src)  # a decoder-only model continues its prompt
     # Keep the whole output (prefix + last token) within the positions the model knows.

@@ -44,11 +44,12 @@ SWITCH = Kind("true or false", lambda v: isinstance(v, bool))  # a "false" strin
 TEXT = Kind("a string", lambda v: isinstance(v, str))
 
 
-def refuse(family: str, name: str, want: str, got) -> CheckpointError:
-    """A value of config.json that the import cannot read or reproduce: the field, what is read, what it has."""
+def refuse(family: str, name: str, want: str, got, file: str = CONFIG) -> CheckpointError:
+    """A value of config.json (or another settings `file`) that the import cannot read or reproduce: the field,
+    what is read, what it has."""
     got = shortened(repr(got), 60)
-    return CheckpointError(f"{CONFIG} has {name} = {got}; only {want} can be imported.", code="import_setting",
-                           fields={"file": CONFIG, "family": family, "name": name, "want": want, "got": got})
+    return CheckpointError(f"{file} has {name} = {got}; only {want} can be imported.", code="import_setting",
+                           fields={"file": file, "family": family, "name": name, "want": want, "got": got})
 
 
 def lacks(family: str, name: str) -> CheckpointError:

@@ -1,18 +1,20 @@
-"""What the encoder-decoder importers share (core_model/importers/marian.py and bart.py): transformers' Marian code
-is copied from BART's, so the two keep the same config keys and the same weight names, and differ in positions,
-the norm after the embedding sum, and their tokenizers (each importer's own arithmetic).
+"""What the encoder-decoder importers share (core_model/importers/marian.py, bart.py and mbart.py): transformers'
+Marian and mBART code is copied from BART's, so the three keep the same config keys and the same weight names, and
+differ in positions, the norms around the layers, and their tokenizers (each importer's own arithmetic).
 
-Both are the paper's post-norm encoder-decoder: each layer is self-attention (and in the decoder cross-attention),
-then the FFN, each followed by residual + LayerNorm, with no final norm; the output layer is tied to the token
-embedding (or not, as the config says) and adds `final_logits_bias`, a bias on the logits that becomes our
-generator's bias (ModelConfig.output_bias). Only the tensor names change; every shape is checked.
+BART and Marian are the paper's post-norm encoder-decoder: each layer is self-attention (and in the decoder
+cross-attention), then the FFN, each followed by residual + LayerNorm, with no final norm (mBART: the same layers
+pre-norm, and a final norm on each stack); the output layer is tied to the token embedding (or not, as the config
+says) and adds `final_logits_bias`, a bias on the logits that becomes our generator's bias (ModelConfig.output_bias).
+Only the tensor names change; every shape is checked. BART and mBART share learned positions with an offset of 2 and
+a LayerNorm after the embedding sum (`embedding_shapes`, `embedding_state_dict`).
 
 The decoder's first token: core_model's decoder always starts from bos_id, transformers' from the config's
 `decoder_start_token_id` (<pad> for Marian, </s> for BART). So the import reads that start token as bos_id, the
 decoder's <s> whatever its text. What the core cannot reproduce is refused naming the field: a pre-norm or
-final-norm variant (mBART's normalize_before, add_final_layer_norm), add_bias_logits, other attention heads or FFN
-widths in the decoder than in the encoder, an activation the core lacks. Generation settings (forced_bos_token_id,
-num_beams, ... in config.json or generation_config.json) are not read here.
+final-norm variant of BART or Marian (normalize_before, add_final_layer_norm), add_bias_logits, other attention
+heads or FFN widths in the decoder than in the encoder, an activation the core lacks. Generation settings
+(num_beams, ... in config.json or generation_config.json) are not read here.
 """
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ STACKS = {"encoder": ENCODER_LAYER, "decoder": DECODER_LAYER}
 # Where the token embedding may be stored: tied, transformers keeps one of these copies, older files all three.
 EMBEDDING = ("shared.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight")
 HEAD = ("lm_head.weight", "final_logits_bias")  # saved without the body's prefix
+OFFSET = 2  # BART's and mBART's learned positions: position p reads row p + 2 of the stored table
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,27 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig, at: Layout) ->
     for stack, layer in STACKS.items():
         names = hub.per_layer(layer, getattr(cfg, f"n_{stack}_layers"), f"{stack}.layers", f"{stack}.layers")
         ours.update({mine: theirs[its] for mine, its in names.items()})
+    return ours
+
+
+def embedding_shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """BART's and mBART's embedding tensors, by their names without the prefix: each stack's positions (OFFSET rows
+    more than it reads) and its norm after the embedding sum."""
+    out = {}
+    for stack in STACKS:
+        out[f"{stack}.embed_positions.weight"] = (cfg.max_len + OFFSET, cfg.d_model)
+        out[f"{stack}.layernorm_embedding.weight"] = out[f"{stack}.layernorm_embedding.bias"] = (cfg.d_model,)
+    return out
+
+
+def embedding_state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """Our positions and embedding norms from BART's or mBART's: position p is the stored table's row p + OFFSET
+    (rows 0 and 1 are never read, so the import keeps rows 2 … as our rows 0 …)."""
+    ours = {}
+    for side, stack in (("src", "encoder"), ("tgt", "decoder")):
+        ours[f"{side}_embed.pos.weight"] = theirs[f"{stack}.embed_positions.weight"][OFFSET:]
+        for leaf in ("weight", "bias"):
+            ours[f"{side}_embed.norm.{leaf}"] = theirs[f"{stack}.layernorm_embedding.{leaf}"]
     return ours
 
 

@@ -4,34 +4,30 @@ as ours, cross-attention included.
 The folder holds `config.json` (model_type "bart"), `model.safetensors` as `save_pretrained` writes them, and
 `tokenizer.json` (byte-level BPE) beside them; a folder with only `pytorch_model.bin` is refused before this module
 is reached (checkpoints.check_files: a pickle can run code). What BART shares with Marian (its layers, names and
-config keys) is in checkpoints/hub_encoder_decoder.py. BART's own: learned positions with an offset of 2 (position
-p reads row p + 2 of the stored table; rows 0 and 1 are never read, so the import keeps rows 2 … as our rows 0 …),
-a LayerNorm after the embedding sum (ModelConfig.embed_norm, BERT's too), and a tokenizer whose encoder reads
-<s> … </s> (`frames_input`). Its decoder starts from </s> (decoder_start_token_id), which is also its eos; the
-encoder's <s> is the config's bos_token_id.
+config keys) is in checkpoints/hub_encoder_decoder.py, and so is what it shares with mBART: learned positions with
+an offset of 2 (position p reads row p + 2 of the stored table; rows 0 and 1 are never read, so the import keeps
+rows 2 … as our rows 0 …) and a LayerNorm after the embedding sum (ModelConfig.embed_norm, BERT's too). BART's own:
+a tokenizer whose encoder reads <s> … </s> (`frames_input`). Its decoder starts from </s> (decoder_start_token_id),
+which is also its eos; the encoder's <s> is the config's bos_token_id.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-import torch
-
 from ..checkpoints import hub
 from ..checkpoints import hub_encoder_decoder as seq2seq
 from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, required, within_limit
-from ..config import ModelConfig
 from ..nn.model import Transformer
 from ..tokenizers import ByteLevelBPETokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("bart",), "BART", ("tokenizer.json",)
 
-OFFSET = 2  # BartLearnedPositionalEmbedding reads row position + 2
 CONFIG = hub.HubConfig(
     FAMILY, fields=seq2seq.FIELDS,
     needs={**seq2seq.NEEDS, "normalize_embedding": True, "static_position_embeddings": False,
-           "extra_pos_embeddings": OFFSET},
+           "extra_pos_embeddings": seq2seq.OFFSET},
     same=seq2seq.SAME,
     architectures=("BartForConditionalGeneration", "BartModel"),
     fixed={**seq2seq.FIXED, "positional": "learned", "embed_norm": True})
@@ -48,32 +44,12 @@ def load(path, name: str = "") -> Loaded:
     hub.check_vocab(tokenizers["src"], cfg.src_vocab_size, FILES[0])
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     at = seq2seq.layout(path, cfg)
-    theirs = seq2seq.read(path, cfg, at, shapes(cfg))
+    theirs = seq2seq.read(path, cfg, at, seq2seq.embedding_shapes(cfg))
     model = Transformer(cfg)
-    model.load_state_dict({**seq2seq.state_dict(theirs, cfg, at), **state_dict(theirs)})
+    model.load_state_dict({**seq2seq.state_dict(theirs, cfg, at), **seq2seq.embedding_state_dict(theirs)})
     card = seq2seq.card(path, name or path.name, cfg, FAMILY, "a denoising sequence-to-sequence model: learned "
                         "positions, a byte-level BPE vocabulary", "</s>")
     return Loaded(model.eval(), cfg, tokenizers, card, path)
-
-
-def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """BART's own tensors, by their names without the prefix: each stack's positions (OFFSET rows more than it reads)
-    and its norm after the embedding sum."""
-    out = {}
-    for stack in seq2seq.STACKS:
-        out[f"{stack}.embed_positions.weight"] = (cfg.max_len + OFFSET, cfg.d_model)
-        out[f"{stack}.layernorm_embedding.weight"] = out[f"{stack}.layernorm_embedding.bias"] = (cfg.d_model,)
-    return out
-
-
-def state_dict(theirs: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """Our positions and embedding norms from BART's: position p is the stored table's row p + OFFSET."""
-    ours = {}
-    for side, stack in (("src", "encoder"), ("tgt", "decoder")):
-        ours[f"{side}_embed.pos.weight"] = theirs[f"{stack}.embed_positions.weight"][OFFSET:]
-        for leaf in ("weight", "bias"):
-            ours[f"{side}_embed.norm.{leaf}"] = theirs[f"{stack}.layernorm_embedding.{leaf}"]
-    return ours
 
 
 def read_tokenizers(path: Path, values: dict, encoder_bos: int) -> dict[str, ByteLevelBPETokenizer]:

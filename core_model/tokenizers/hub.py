@@ -83,6 +83,17 @@ class HubTokenizer(SpecialIds):
     def vocab_size(self) -> int:
         return self._tk.get_vocab_size(with_added_tokens=True)
 
+    def pad_vocabulary(self, n: int) -> None:
+        """Give each id from vocab_size up to n a special token of its own, <unused_k>, that no text but its own
+        spelling encodes to: an embedding rounded up past the vocabulary (OPT's 50,272 rows for 50,265 tokens) can
+        then name every id the model may output."""
+        from tokenizers import AddedToken
+
+        first = self.vocab_size
+        rust_call(self._tk.add_special_tokens, [AddedToken(f"<unused_{k}>", special=True) for k in range(n - first)])
+        self._added = {int(i): t for i, t in self._tk.get_added_tokens_decoder().items()}
+        self._special |= set(range(first, n))
+
     def id_to_piece(self, i: int) -> str:
         piece = self._tk.id_to_token(int(i))
         if piece is None:

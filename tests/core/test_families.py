@@ -22,7 +22,7 @@ transformers = pytest.importorskip("transformers")
 
 from tests.families import FAMILIES  # noqa: E402  (after the skip: it imports transformers)
 from tests.families.build import reference as reference_model  # noqa: E402
-from tests.families.compare import SENTENCES, TARGETS, compare, feed, generate  # noqa: E402
+from tests.families.compare import SENTENCES, compare, feed, generate  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=list(FAMILIES))
@@ -71,12 +71,12 @@ def test_the_comparison_is_not_trivial(family, ours, reference):
 def test_a_padded_batch_matches_transformers_and_each_sentence_alone(family, ours, reference):
     texts = [SENTENCES[0], " ".join(SENTENCES), SENTENCES[1]]
     fed = feed(ours, texts)
-    keep = fed.src_keep if fed.src is not None else fed.tgt_keep
+    keep = fed.src_keep if fed.src is not None else fed.tgt_keep  # the side that reads the texts
     assert (~keep).sum() > 10  # the short rows really are padded
     compare(ours, reference, texts, family.output)
     out, _ = run_with_trace(ours.model, fed.src, fed.tgt)
     for row, text in enumerate(texts):
-        one = feed(ours, [text], [TARGETS[row]])  # an encoder-decoder's target of that row
+        one = feed(ours, [text])
         alone, _ = run_with_trace(ours.model, one.src, one.tgt)
         assert_activations_close(out[row, : alone.shape[1]], alone[0], f"row {row} padded vs alone")
 

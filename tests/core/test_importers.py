@@ -19,7 +19,8 @@ from core_model.importers import IMPORTERS
 from viz_app.errors import message
 
 FAMILIES_READ = ("BART (bart), BERT (bert), Gemma (gemma), GPT-2 (gpt2), GPT-Neo (gpt_neo), GPT-NeoX (gpt_neox), "
-                 "Llama (llama), Marian (marian), Mistral (mistral), Phi (phi), Qwen2 (qwen2)")
+                 "Llama (llama), Marian (marian), mBART (mbart), Mistral (mistral), OPT (opt), Phi (phi), "
+                 "Qwen2 (qwen2)")
 
 
 def folder_with(path: Path, config) -> Path:

@@ -12,8 +12,10 @@ from .gemma import GEMMA, LLAMA_LINEAR, LLAMA_ROPE3
 from .gpt2 import GPT2
 from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .marian_bart import BART, MARIAN
+from .mbart import MBART
 from .neo import GPT_NEO, MISTRAL
 from .neox import NEOX_SEQUENTIAL, PHI, PYTHIA
+from .opt import OPT, OPT_POST
 from .spec import Family
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
@@ -21,5 +23,6 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     GEMMA, LLAMA_ROPE3, LLAMA_LINEAR,
     PYTHIA, NEOX_SEQUENTIAL, PHI,
     GPT_NEO, MISTRAL,
-    MARIAN, BART,
+    OPT, OPT_POST,
+    MARIAN, BART, MBART,
 )}

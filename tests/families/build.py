@@ -13,9 +13,12 @@ from .spec import Family
 def build(family: Family, dest: Path, seed: int = 0) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     fields = {**family.fields, **family.tokenizer(dest)}
+    generation = {key: fields.pop(key) for key in family.generation}
     config = getattr(transformers, family.config_class)(**fields)
     torch.manual_seed(seed)
     model = getattr(transformers, family.model_class)(config)
+    for key, value in generation.items():
+        setattr(model.generation_config, key, value)
     perturb(model, family.scale)
     model.save_pretrained(dest, safe_serialization=True, **family.save)
     return dest

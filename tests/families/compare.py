@@ -33,15 +33,16 @@ class Feed:
 
 def feed(loaded, texts: list[str], targets: list[str] | None = None) -> Feed:
     """An encoder reads each text framed as its tokenizer frames it ([CLS] … [SEP], … </s>); a decoder reads bos
-    and the text (an encoder-decoder's decoder: its start token and `targets`, by default TARGETS in turn)."""
+    and the text (an encoder-decoder's decoder: its start tokens, decoder_start, and one of TARGETS, chosen by the
+    text's length, so a text reads the same target alone and in a batch)."""
     cfg, tokens, out = loaded.config, loaded.tokenizers, Feed()
     if cfg.has_encoder:
         tok = tokens["src"]
         out.src, out.src_keep = padded([tok.frame(tok.encode(t)) for t in texts], cfg.pad_id)
     if cfg.has_decoder:
         tok = tokens["tgt"]
-        read = texts if not cfg.has_encoder else targets or [TARGETS[i % len(TARGETS)] for i in range(len(texts))]
-        out.tgt, out.tgt_keep = padded([[cfg.bos_id] + tok.encode(t) for t in read], cfg.pad_id)
+        read = texts if not cfg.has_encoder else [TARGETS[len(t) % len(TARGETS)] for t in texts]  # alone: the same
+        out.tgt, out.tgt_keep = padded([[*cfg.decoder_start] + tok.encode(t) for t in read], cfg.pad_id)
     return out
 
 
@@ -91,11 +92,14 @@ def compare(loaded, reference, texts: list[str], output: str = "logits") -> dict
 
 def generate(reference, loaded, prompt: list[int], max_new: int, eos: int) -> list[int]:
     """transformers' greedy ids after the prompt: a decoder is given bos + prompt as ours reads it, an encoder-decoder
-    the framed source (its decoder's start token dropped)."""
+    the framed source (its decoder's start tokens dropped: decoder_start_token_id, and forced_bos_token_id if the
+    folder's generation settings force one). forced_eos_token_id (eos forced at the length limit), which our
+    decoding does not follow (core_model/generation.py names it), is switched off."""
     cfg = loaded.config
     ids = prompt if cfg.has_encoder else [cfg.bos_id] + prompt
+    forced = len(cfg.decoder_start) - 1  # a forced first token is one of generate()'s new tokens, one of our start's
     with torch.no_grad():
         out = reference.generate(torch.tensor([ids]), attention_mask=torch.ones(1, len(ids), dtype=torch.long),
-                                 max_new_tokens=max_new, do_sample=False, num_beams=1, eos_token_id=eos,
-                                 pad_token_id=cfg.pad_id)
-    return out[0, 1:].tolist() if cfg.has_encoder else out[0, len(ids):].tolist()
+                                 max_new_tokens=max_new + forced, do_sample=False, num_beams=1, eos_token_id=eos,
+                                 pad_token_id=cfg.pad_id, forced_eos_token_id=None)
+    return out[0, len(cfg.decoder_start):].tolist() if cfg.has_encoder else out[0, len(ids):].tolist()

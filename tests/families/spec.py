@@ -17,6 +17,9 @@ class Family:
     # config fields that follow from the tokenizer (its size, special ids)
     tokenizer: Callable[[Path], dict]
     fields: dict = field(default_factory=dict)  # the config's fields, the family's real names
+    # fields (of `fields` or the tokenizer's) written to generation_config.json, not config.json: transformers 5 keeps
+    # forced_bos_token_id there only
+    generation: tuple[str, ...] = ()
     output: str = "logits"  # transformers' output compared with our model's: "logits" or "last_hidden_state"
     # Perturb norms and biases away from 1 and 0 (a swapped norm or a missing bias shows), and scale weights by this
     # so attention is far from uniform (0: leave the init's scale)

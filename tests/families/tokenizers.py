@@ -13,10 +13,14 @@ CORPUS = ["The cat sat on the mat, and the dog sat on the log.", "A quick brown 
 
 
 def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, corpus: list[str] = CORPUS,
-             maker=transformers.PreTrainedTokenizerFast, **roles: str) -> tokenizers.Tokenizer:
+             maker=transformers.PreTrainedTokenizerFast, prefix: str = "", **roles: str) -> tokenizers.Tokenizer:
     """A byte-level BPE `tokenizer.json` (GPT-2, Llama 3, SmolLM, Qwen2, Pythia, OPT, BART): `specials` first, at ids
-    0, 1, …; saved by transformers' tokenizer class `maker` with `roles` (bos_token="<s>", …) as transformers does."""
+    0, 1, …; saved by transformers' tokenizer class `maker` with `roles` (bos_token="<s>", …) as transformers does;
+    `prefix`, one of `specials`, put before every text by the file's post-processor (OPT's </s>)."""
     tk = tokenizers.Tokenizer(tokenizers.models.BPE())
+    if prefix:
+        tk.post_processor = tokenizers.processors.TemplateProcessing(
+            single=f"{prefix} $A", pair=f"{prefix} $A $B", special_tokens=[(prefix, specials.index(prefix))])
     tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = tokenizers.decoders.ByteLevel()
     tk.train_from_iterator(corpus, tokenizers.trainers.BpeTrainer(
@@ -34,14 +38,14 @@ LLAMA2_SPM = dict(model_type="bpe", vocab_size=330, byte_fallback=True, unk_id=0
                   allow_whitespace_only_pieces=True)
 
 
-def spm_model(**options) -> bytes:
-    """A sentencepiece model trained on CORPUS by the sentencepiece library (options: its trainer's)."""
+def spm_model(corpus: list[str] = CORPUS, **options) -> bytes:
+    """A sentencepiece model trained on `corpus` by the sentencepiece library (options: its trainer's)."""
     import io
 
     import sentencepiece
 
     out = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS), model_writer=out, hard_vocab_limit=False,
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(corpus), model_writer=out, hard_vocab_limit=False,
                                              minloglevel=2, **options)
     return out.getvalue()
 

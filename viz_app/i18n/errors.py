@@ -102,6 +102,10 @@ STRINGS = {
                                "zh": "{file} 中的 {name} 不是数字，但它必须是数字。"},
     "error.marian_positions": {"en": "{file}: {tensor} is not Marian's sinusoidal position table.",
                                "zh": "{file}：{tensor} 不是 Marian 的正弦位置编码表。"},
+    "error.mbart_src_lang": {"en": "{file} puts {got} after a text, but {config} names src_lang {lang}: the "
+                                   "encoder's text must end in </s> {lang}.",
+                             "zh": "{file} 在文本后加的是 {got}，但 {config} 指定的 src_lang 是 {lang}：编码器读入的文本必须"
+                                   "以 </s> {lang} 结尾。"},
     "error.marian_vocab_not_map": {"en": "{file} must map each piece to its token id.",
                                    "zh": "{file} 必须把每个词元对应到它的编号。"},
     "error.marian_vocab_ids": {"en": "{file} must number its pieces 0 to {most:,}, each once.",

@@ -5,6 +5,8 @@ core_model.decoding's; here the text is prepared as `run` prepares it and each d
 """
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from core_model import decoding
@@ -29,8 +31,13 @@ DECODE_SECONDS = 20.0
 
 @st.cache_data(max_entries=16, max_size="1MB", show_spinner=False)
 def generation(name: str) -> Generation | None:
-    """The model folder's own generation settings (a Hugging Face folder's generation_config.json), or None."""
-    return read_generation(models.model_folder(name))
+    """The model folder's own generation settings (a Hugging Face folder's generation_config.json), or None. Its
+    forced_bos_token_id is followed where the import made it the decoder's second start token
+    (ModelConfig.forced_bos_id, an mBART-50's target language)."""
+    own = read_generation(models.model_folder(name))
+    if own is None or models.load_model(name).config.forced_bos_id is None:
+        return own
+    return dataclasses.replace(own, not_applied=tuple(n for n in own.not_applied if n != "forced_bos_token_id"))
 
 
 def decoding_applies(architecture: str) -> bool:
@@ -58,8 +65,8 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
         own = generation(name)
     except CheckpointError:  # the page says why it is not used (place/decoding.own_generation) and goes on without it
         own = None
-    if own is not None and own.max_new_tokens:
-        max_len = min(max_len, own.max_new_tokens)
+    if own is not None and own.max_new_tokens:  # a forced language code is one of generate()'s new tokens
+        max_len = min(max_len, max(1, own.max_new_tokens - len(cfg.decoder_start) + 1))
     common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
     if method == "greedy":
         return decoding.greedy(loaded.model, ids, **common)

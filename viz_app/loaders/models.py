@@ -92,11 +92,11 @@ def load_model(name: str) -> checkpoints.Loaded:
 
 def readable(cfg) -> int:
     """How many tokens of text a model reads: its positions (lm-en: 2,048, past the 512 it was trained on, as
-    ALiBi has no table), one less for the <s> a decoder reads first, and room for a decoder-only model to
-    continue by LM_NEW_TOKENS (a small one: by at most half its positions)."""
+    ALiBi has no table), less the <s> a decoder reads first (an mBART-50's target language too), and room for a
+    decoder-only model to continue by LM_NEW_TOKENS (a small one: by at most half its positions)."""
     if cfg.architecture == "decoder":
         return max(cfg.positions - 1 - LM_NEW_TOKENS, (cfg.positions - 1) // 2)
-    return cfg.positions - 1 if cfg.has_decoder else cfg.positions
+    return cfg.positions - len(cfg.decoder_start) if cfg.has_decoder else cfg.positions
 
 
 def shipped_task(name: str) -> Task | None:

@@ -82,7 +82,7 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
         if tgt_text.strip():
             forced = prepare(loaded.tokenizers["tgt"], tgt_text, limit)
             target, notices = forced.ids, notices + list(forced.notices)
-        tgt_ids = (cfg.bos_id, *target)
+        tgt_ids = (*cfg.decoder_start, *target)  # bos (and an mBART-50's target language) first
     _, trace = run_with_trace(loaded.model, list(src_ids) or None, list(tgt_ids) or None,
                               scale=scale, pad_mask=pad_mask)
     return Run(name, trace, src_ids, tgt_ids,
@@ -224,12 +224,12 @@ class EncodingRun:
 
 def encoding_ids(loaded: checkpoints.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(src, tgt) ids of the first ENCODING_TOKENS tokens, laid out as `run` lays them out: a decoder-only
-    model reads <s> first; an encoder-decoder's encoder reads the text (its decoder only <s>)."""
+    model reads <s> first; an encoder-decoder's encoder reads the text (its decoder only its start, <s>)."""
     cfg = loaded.config
     if cfg.architecture == "decoder":
         return (), (cfg.bos_id, *prepare(loaded.tokenizers["tgt"], text, ENCODING_TOKENS - 1).ids)
     src = prepare(loaded.tokenizers["src"], text, ENCODING_TOKENS).ids
-    return src, (cfg.bos_id,) if cfg.has_decoder else ()
+    return src, cfg.decoder_start if cfg.has_decoder else ()
 
 
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)

@@ -204,7 +204,8 @@ def beam_view(decoded, tokenizer, width: int) -> None:
     tree, hyps = view.tree(decoded), decoded.hypotheses
     fig = figs.beam_tree([[piece(tokenizer, i) for i in step] for step in tree.last_ids], tree.scores,
                          tree.normalized, tree.parents, tree.finished, tree.best,
-                         root=piece(tokenizer, tokenizer.bos_id), title=t("decoding.beam.title", w=width),
+                         root=" ".join(piece(tokenizer, i) for i in decoded.steps[0].prefix),  # the start
+                         title=t("decoding.beam.title", w=width),
                          x_title=t("decoding.beam.x"), y_title=t("decoding.beam.y"),
                          words=(t("decoding.beam.score"), t("decoding.beam.normalized"), t("decoding.beam.finished")))
     nodes = pd.DataFrame([(s.index, r, b.parent, tokenizer.decode_visible(list(b.tokens)), b.score, b.normalized, b.finished)
