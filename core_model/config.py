@@ -12,7 +12,9 @@ ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("post", "pre")
-POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
+# relative: T5's learned bias per head on the self-attention scores, read from a table by the bucket of the key's
+# offset from the query (relative_buckets, relative_max_distance); no position vector is added to the tokens.
+POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "relative", "none")
 # Where the sinusoid's sines and cosines sit: interleaved as in the paper (sin at 2i, cos at 2i+1), or in halves,
 # every sine first and every cosine after (Marian's table, as fairseq and Marian's C++ lay it out).
 SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
@@ -23,7 +25,7 @@ ROPE_LAYOUTS = ("interleaved", "halves")
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores")
+            "ffn_bias", "attn_out_bias", "scale_scores", "relative_buckets", "relative_max_distance", "scale_output")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,12 @@ class ModelConfig:
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
     sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
     rope_layout: str = "interleaved"  # which dimensions RoPE rotates together (ROPE_LAYOUTS)
+    # positional "relative" (T5): how many buckets of key-minus-query offsets each stack's bias table has (half for
+    # keys before the query, half after, in the encoder; all before, in the causal decoder), and the offset from
+    # which on every offset shares the last bucket. Offsets below half a side's buckets have a bucket each, longer
+    # ones share buckets that widen logarithmically up to relative_max_distance.
+    relative_buckets: int = 32
+    relative_max_distance: int = 128
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
     # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
@@ -62,6 +70,7 @@ class ModelConfig:
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
     scale_scores: bool = True  # attention's 1/√d_k; false for a model trained without it (T5, GPT-Neo)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
+    scale_output: bool = False  # the decoder's output × 1/√d_model before the output layer (T5 v1.0, tied)
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
     # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
@@ -84,6 +93,7 @@ class ModelConfig:
         yield from self._count_problems()
         yield from self._shape_problems()
         yield from self._position_problems()
+        yield from self._relative_problems()
         yield from self._number_problems()
         yield from self._stack_problems()
         yield from self._switch_problems()
@@ -141,6 +151,17 @@ class ModelConfig:
         elif n < length:
             yield f"max_positions ({n}) must be 0 or at least max_len ({length})."
 
+    def _relative_problems(self):
+        """T5's buckets: a side's exact half must hold at least one offset, and the widening half must reach past it."""
+        buckets, distance = self.relative_buckets, self.relative_max_distance
+        for name, value in (("relative_buckets", buckets), ("relative_max_distance", distance)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 4:
+                yield f"{name} is {value!r}, but must be a whole number of at least 4."
+                return
+        if distance <= buckets // 2:
+            yield (f"relative_max_distance ({distance}) must be above relative_buckets / 2 ({buckets // 2}): the "
+                   "offsets with a bucket each end there.")
+
     def _number_problems(self):
         if not (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1):
             yield f"dropout is {self.dropout!r}, but must be a number from 0 up to (not including) 1."
@@ -159,7 +180,7 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias", "scale_scores"):
+                     "mask_padding", "ffn_bias", "scale_scores", "scale_output"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
