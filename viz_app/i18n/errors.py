@@ -119,6 +119,10 @@ STRINGS = {
                                "zh": "分词器文件 {file} 不是 Hugging Face 分词器。"},
     "error.tokenizer_not_byte_level": {"en": "The tokenizer file {file} is not a byte-level BPE tokenizer.",
                                        "zh": "分词器文件 {file} 不是字节级 BPE 分词器。"},
+    "error.tokenizer_not_sentencepiece": {"en": "The tokenizer file {file} is not a sentencepiece-style tokenizer "
+                                                "(Unigram or BPE writing a space as ▁).",
+                                          "zh": "分词器文件 {file} 不是 sentencepiece 风格的分词器（用 ▁ 表示空格的 "
+                                                "Unigram 或 BPE）。"},
     "error.tokenizer_no_special": {"en": "The tokenizer has no special token at id {id} for {role}.",
                                    "zh": "分词器中编号 {id} 处没有可充当 {role} 的特殊词元。"},
     # a zip or folder brought in
