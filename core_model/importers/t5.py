@@ -30,9 +30,10 @@ import torch
 from ..checkpoints import hub
 from ..checkpoints import hub_encoder_decoder as seq2seq
 from ..checkpoints.hub import NUMBER, SWITCH, TEXT, TOKEN_ID, Field
-from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, tensor_names
+from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, required, tensor_names, within_limit
 from ..config import ModelConfig
 from ..nn.model import Transformer
+from ..tokenizers import MetaspaceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("t5",), "T5", ("tokenizer.json",)
@@ -149,6 +150,10 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
     return ours
 
 
-def read_tokenizers(path: Path, values: dict) -> dict:
-    """tokenizer.json twice: the encoder's reads the text and </s>, the decoder's starts from <pad>."""
-    raise NotImplementedError("T5's tokenizer.json reader comes from the tok branch")
+def read_tokenizers(path: Path, values: dict) -> dict[str, MetaspaceTokenizer]:
+    """tokenizer.json twice: the encoder's frames the text as the file's post-processor does (… </s>), the
+    decoder's reads it as it is and starts from decoder_start_token_id (<pad>)."""
+    file = within_limit(required(path, FILES[0]))
+    roles = {"pad": values["pad_id"], "unk": "<unk>", "bos": values["bos_id"], "eos": values["eos_id"]}
+    return {side: hub.read_tokenizer(FILES[0], MetaspaceTokenizer.load, file, roles, side == "src")
+            for side in ("src", "tgt")}

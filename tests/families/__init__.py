@@ -10,5 +10,6 @@ from __future__ import annotations
 
 from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
 from .spec import Family
+from .t5 import T5_GATED, T5_RELU
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, T5_GATED, T5_RELU)}

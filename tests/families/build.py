@@ -18,6 +18,8 @@ def build(family: Family, dest: Path, seed: int = 0) -> Path:
     model = getattr(transformers, family.model_class)(config)
     perturb(model, family.scale)
     model.save_pretrained(dest, safe_serialization=True)
+    if family.edit is not None:
+        family.edit(dest)
     return dest
 
 
