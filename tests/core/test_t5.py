@@ -124,3 +124,12 @@ def test_an_old_config_without_the_new_fields_loads_with_their_defaults():
 def test_bad_new_fields_are_refused_naming_them(overrides, field):
     with pytest.raises(ValueError, match=field):
         ModelConfig(**overrides)
+
+
+def test_a_huge_bias_table_is_refused_before_the_model_is_built():
+    from core_model.checkpoints.safe_load import check_size
+
+    cfg = ModelConfig(positional="relative", relative_buckets=10**9, relative_max_distance=10**9)
+    with pytest.raises(CheckpointError) as caught:
+        check_size(cfg)
+    assert caught.value.code == "model_too_big"
