@@ -1,18 +1,20 @@
 """A checkpoint a user brings: an uploaded zip, or a folder to copy.
 
-extract_zip and copy_folder write only the files a load reads (folder.files()), each under its bare name, within
-size limits, and never where the zip says; load_zip then loads the result with every check of folder.load.
+extract_zip and copy_folder write only the files a load reads (folder.read: files() and the weight shards), each
+under its bare name, within size limits, and never where the zip says; load_zip then loads the result with every
+check of folder.load.
 """
 from __future__ import annotations
 
 import io
+import os
 import stat
 import zipfile
 import zlib
 from pathlib import Path
 
 from ..messages import shortened
-from .folder import check_files, files, load, refuse_pickles
+from .folder import check_files, files, load, read, refuse_pickles
 from .safe_load import CONFIG, CheckpointError, Loaded, size_text
 
 
@@ -31,7 +33,7 @@ def load_zip(data: bytes, dest) -> Loaded:
 def extract_zip(data: bytes, dest) -> Path:
     """Unpack a zipped checkpoint folder into the new folder `dest` and return it; refuse anything unsafe.
 
-    Only the files a load reads (folder.files()) are written, each under its bare name, never under the
+    Only the files a load reads (folder.read) are written, each under its bare name, never under the
     zip's path for it; the rest is skipped unread. Sizes are checked as the zip declares them and
     again as the bytes come out, so a zip bomb stops at the limit.
     """
@@ -107,7 +109,7 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
         raise CheckpointError(f"the zip has no {CONFIG}, so it holds no checkpoint folder.", code="zip_no_config",
                               fields={"file": CONFIG})
     by_name = {parts[-1]: info for info in infos if (parts := entries.get(info.filename))}
-    return {name: by_name[name] for name in files() if name in by_name}
+    return {name: by_name[name] for name in read(by_name)}
 
 
 def entry_parts(info: zipfile.ZipInfo) -> list[str]:
@@ -151,7 +153,7 @@ def copy_folder(src, dest) -> Path:
     if not src.is_dir():
         raise CheckpointError(f"{src} is not a checkpoint folder.", code="not_folder", fields={"path": str(src)})
     check_files(src)
-    names = [n for n in files() if (src / n).is_file()]
+    names = [n for n in read(os.listdir(src)) if (src / n).is_file()]
     total = sum((src / n).stat().st_size for n in names)
     if total > MAX_UNPACKED_BYTES:
         raise CheckpointError(f"the checkpoint's files add up to {size_text(total)}, "

@@ -22,19 +22,26 @@ from ..config import ModelConfig
 from ..messages import coded, shortened
 from ..nn.model import Transformer
 # What this loader shares with the importers lives in safe_load, below them all.
-from .safe_load import (CARD, CONFIG, GENERATION_FILE, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, SNAPSHOT_FILE,
-                        WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type, read_json_file, read_tensors,
-                        required, size_text, within_limit)
+from .safe_load import (CARD, CONFIG, GENERATION_FILE, INDEX, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, SHARD,
+                        SNAPSHOT_FILE, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type, read_json_file,
+                        read_tensors, required, size_text, within_limit)
 from ..tokenizers import Tokenizer
 
 # Every file a load of ours reads or keeps, and a Hugging Face folder's generation_config.json (read by the decoding
-# page, core_model/generation.py); files() adds what the importers read. Nothing else is opened, unpacked or copied.
-OURS = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, GENERATION_FILE)
+# page, core_model/generation.py) and index of weight shards; files() adds what the importers read, and `read` the
+# shards (model-00001-of-00002.safetensors, …). Nothing else is opened, unpacked or copied.
+OURS = (CONFIG, WEIGHTS, CARD, "src.model", "tgt.model", LOG_FILE, SNAPSHOT_FILE, GENERATION_FILE, INDEX)
 
 
 def files() -> tuple[str, ...]:
     """Every file a load reads: ours, then each importer's (a BERT's tokenizer.json, a Marian's vocabulary...)."""
     return tuple(dict.fromkeys((*OURS, *registry.files())))
+
+
+def read(names) -> list[str]:
+    """Of the file names `names`, those a load reads: files() in its order, then the weight shards."""
+    names = set(names)
+    return [n for n in files() if n in names] + sorted(n for n in names if SHARD.fullmatch(n))
 
 
 KEPT_LIMITS = {LOG_FILE: MAX_LOG_BYTES, SNAPSHOT_FILE: MAX_SNAPSHOT_BYTES}  # read whole by the app: kept far smaller
@@ -122,8 +129,8 @@ def read_config(path: Path) -> ModelConfig:
 
 
 def refuse_pickles(names) -> None:
-    """Without model.safetensors, say why a pickle-based checkpoint beside it is not read."""
-    if WEIGHTS in names:
+    """Without model.safetensors (or its shards' index), say why a pickle-based checkpoint beside it is not read."""
+    if WEIGHTS in names or INDEX in names:
         return
     for name in sorted(names):
         if name.lower().endswith(PICKLE_SUFFIXES):
@@ -134,7 +141,7 @@ def refuse_pickles(names) -> None:
 
 def check_files(path: Path) -> None:
     """Before anything is read: every file within its size limit, and no pickle in place of the weights."""
-    for name in files():
+    for name in read(os.listdir(path)):
         if (path / name).is_file():
             within_limit(path / name)
     for name, limit in KEPT_LIMITS.items():

@@ -21,7 +21,7 @@ import torch
 
 from ..config import ModelConfig
 from ..messages import coded, shortened
-from .safe_load import CONFIG, CheckpointError, hf_model_type, read_tensors
+from .safe_load import CONFIG, CheckpointError, hf_model_type, read_tensors, stored_types
 
 REQUIRED = object()  # a Field's default where the family's config.json always has the key
 
@@ -155,8 +155,9 @@ def per_layer(table: Mapping[str, str], n: int, ours: str, theirs: str) -> dict[
 
 def read_shaped(path: Path, shapes: Mapping[str, tuple[int, ...]], rename: dict[str, str],
                 ignore: tuple[str, ...]) -> dict[str, torch.Tensor]:
-    """model.safetensors' tensors, each checked against `shapes` (by the name `rename` gives it), before any
-    model is built: the expected tensors are shapes only, and take no memory."""
+    """The weights' tensors (model.safetensors, or the shards model.safetensors.index.json names; float16 and
+    bfloat16 read as float32), each checked against `shapes` (by the name `rename` gives it), before any model is
+    built: the expected tensors are shapes only, and take no memory."""
     expected = {name: torch.empty(()).expand(shape) for name, shape in shapes.items()}
     return read_tensors(path, expected, rename=rename, ignore=ignore)
 
@@ -185,5 +186,7 @@ def card(path: Path, name: str, summary: str, into: str, after: str = "") -> str
     """An imported model's card: what it is (`summary`), the folder's name (never the server's path), and
     which of our stacks it was mapped into."""
     readme = " (its README.md is there)" if (path / "README.md").is_file() else ""
+    half = sorted(stored_types(path) - {"float32"})
+    stored = f" Its weights are stored in {' and '.join(half)}, computed in float32." if half else ""
     return (f"# {name}\n\nA pretrained {summary}. Imported from the Hugging Face folder `{path.name}`{readme}, "
-            f"mapped tensor by tensor into core_model's {into}.{after}\n")
+            f"mapped tensor by tensor into core_model's {into}.{stored}{after}\n")

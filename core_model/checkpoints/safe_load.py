@@ -1,7 +1,8 @@
 """What every checkpoint loader shares: ours (folder.py) and the Hugging Face importers (core_model/importers).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
-model.safetensors and checked name by name and shape by shape. Every loader builds on this
+model.safetensors (or the shards model.safetensors.index.json names, float16 and bfloat16 read as float32) and
+checked name by name and shape by shape. Every loader builds on this
 module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
 the arrows go one way: folder → registry ← importers → safe_load.
 Nothing is unpickled: safetensors and JSON hold data only.
@@ -23,6 +24,10 @@ from ..messages import CodedError, listed, listed_fields, shortened
 from ..nn.model import Transformer
 
 CONFIG, WEIGHTS, CARD = "config.json", "model.safetensors", "card.md"
+# A Hugging Face folder may keep its weights in shards instead: the index maps each tensor to the shard holding it.
+INDEX = "model.safetensors.index.json"
+SHARD = re.compile(r"model-\d{5}-of-\d{5}\.safetensors")  # the shards' names, as save_pretrained writes them
+STORED = {"F32": "float32", "F16": "float16", "BF16": "bfloat16", "F64": "float64"}  # safetensors' dtype names
 # What training keeps beside a checkpoint (training/train_log.py, training/snapshots.py), read whole by the app, and
 # a Hugging Face folder's generation settings (generation.py): named here, where a load checks each file's size.
 LOG_FILE, MAX_LOG_BYTES = "train_log.csv", 2**20
@@ -138,7 +143,7 @@ def size_text(n: int) -> str:
 
 def within_limit(f: Path) -> Path:
     """The file, if it is no larger than a file of its name may be (read whole, it must fit in memory)."""
-    limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS else MAX_FILE_BYTES
+    limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS or SHARD.fullmatch(f.name) else MAX_FILE_BYTES
     size = f.stat().st_size
     if size > limit:
         raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.", "limit",
@@ -215,61 +220,143 @@ def check_size(cfg: ModelConfig) -> None:
                               "limit", "model_too_big" if n < 10**15 else "model_far_too_big", fields)
 
 
-def tensor_names(path: Path) -> list[str]:
-    """The names model.safetensors lists in its header, read without its tensors (an importer picks its
-    naming from them); [] if the header cannot be read, which read_tensors then names."""
+def shard_map(path: Path) -> dict[str, str]:
+    """model.safetensors.index.json's weight_map (tensor name -> the shard holding it), checked: each shard is a file
+    of the folder named as save_pretrained names them (never a path elsewhere), and there."""
+    index = read_json_file(within_limit(path / INDEX), INDEX)
+    weight_map = index.get("weight_map") if isinstance(index, dict) else None
+    if not isinstance(weight_map, dict) or not all(isinstance(v, str) for v in weight_map.values()):
+        raise CheckpointError(f"{INDEX} has no weight_map from tensor names to shard files.", code="index_invalid",
+                              fields={"file": INDEX})
+    for shard in sorted(set(weight_map.values())):
+        shown = shortened(shard, 80)
+        if not SHARD.fullmatch(shard):
+            raise CheckpointError(f"{INDEX} names the shard {shown!r}, which is no model-0000N-of-0000M.safetensors "
+                                  "file beside it.", "unsafe", "shard_name", {"file": INDEX, "shard": shown})
+        if not (path / shard).is_file():
+            raise CheckpointError(f"{INDEX} names the shard {shown}, which the folder lacks.", code="shard_missing",
+                                  fields={"file": INDEX, "shard": shown})
+    return weight_map
+
+
+def sharded(path: Path) -> bool:
+    """Whether the folder keeps its weights in shards (an index, and no model.safetensors)."""
+    return not (path / WEIGHTS).is_file() and (path / INDEX).is_file()
+
+
+def weight_files(path: Path) -> list[str]:
+    """The files that hold the weights: model.safetensors, or the shards its index names."""
+    return sorted(set(shard_map(path).values())) if sharded(path) else [WEIGHTS]
+
+
+def _header(f: Path) -> dict:
+    """A safetensors file's header (name -> dtype, shape, offsets), read without its tensors; {} if unreadable."""
     try:
-        with open(required(path, WEIGHTS), "rb") as f:
-            size = int.from_bytes(f.read(8), "little")
+        with open(f, "rb") as opened:
+            size = int.from_bytes(opened.read(8), "little")
             if size > MAX_HEADER_BYTES:
-                return []
-            header = read_json(f.read(size).decode("utf-8"), WEIGHTS)
+                return {}
+            header = read_json(opened.read(size).decode("utf-8"), f.name)
     except (OSError, UnicodeDecodeError, CheckpointError):
+        return {}
+    return {k: v for k, v in header.items() if k != "__metadata__"} if isinstance(header, dict) else {}
+
+
+def tensor_names(path: Path) -> list[str]:
+    """The names the weight files list in their headers, read without their tensors (an importer picks its
+    naming from them); [] if a header cannot be read, which read_tensors then names."""
+    try:
+        return [name for f in weight_files(path) for name in _header(required(path, f))]
+    except CheckpointError:
         return []
-    return [k for k in header if k != "__metadata__"] if isinstance(header, dict) else []
+
+
+def stored_types(path: Path) -> set[str]:
+    """The dtypes the weight files store their tensors in ("float32", "bfloat16", …), from their headers."""
+    try:
+        headers = [_header(path / f) for f in weight_files(path)]
+    except CheckpointError:
+        return set()
+    return {STORED.get(str(v.get("dtype")), str(v.get("dtype"))) for h in headers for v in h.values()
+            if isinstance(v, dict)}
+
+
+def read_weight_file(path: Path, name: str) -> dict[str, torch.Tensor]:
+    """The tensors of one safetensors file of the folder, within its size limit, checked whole before it is read."""
+    data = within_limit(required(path, name)).read_bytes()
+    problem = safetensors_problem(data)
+    if problem:
+        raise CheckpointError(f"{name} {problem[0]}", code=problem[1], fields={"file": name, **problem[2]})
+    try:
+        return load_safetensors(data)
+    except (SafetensorError, ValueError, RuntimeError) as e:
+        raise CheckpointError(f"{name} is truncated or not a safetensors file ({e}).", code="not_safetensors",
+                              fields={"file": name}) from None
+
+
+def read_shards(path: Path) -> dict[str, torch.Tensor]:
+    """Every shard's tensors, as the index places them: together within the weights' limit, each tensor in one
+    shard only, and in the shard the index names."""
+    weight_map = shard_map(path)
+    shards = sorted(set(weight_map.values()))
+    total = sum((path / s).stat().st_size for s in shards)
+    if total > MAX_WEIGHT_BYTES:
+        raise CheckpointError(f"the shards are {size_text(total)} together, over the limit of "
+                              f"{size_text(MAX_WEIGHT_BYTES)}.", "limit", "file_too_big",
+                              {"file": INDEX, "size": size_text(total), "limit": size_text(MAX_WEIGHT_BYTES)})
+    tensors, found = {}, {}
+    for shard in shards:
+        for name, tensor in read_weight_file(path, shard).items():
+            if name in found or weight_map.get(name) != shard:
+                where = f"both {found[name]} and {shard}" if name in found else f"{shard}, not where {INDEX} says"
+                raise CheckpointError(f"the tensor {shortened(name, 80)} is in {where}.", code="shard_mismatch",
+                                      fields={"file": INDEX, "tensor": shortened(name, 80), "shard": shard})
+            tensors[name], found[name] = tensor, shard
+    absent = sorted(set(weight_map) - set(found))
+    if absent:
+        name, shard = shortened(absent[0], 80), weight_map[absent[0]]
+        raise CheckpointError(f"the tensor {name} is not in {shard}, where {INDEX} says.", code="shard_mismatch",
+                              fields={"file": INDEX, "tensor": name, "shard": shard})
+    return tensors
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
                  ignore: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
-    """model.safetensors' tensors, renamed by `rename` (file name -> ours), each checked against `expected`.
+    """The weights' tensors (model.safetensors', or every shard's), renamed by `rename` (file name -> ours), each
+    checked against `expected`; float16 and bfloat16 tensors are computed in float32, so they are converted.
 
     Names in `ignore` may be in the file and are left out; any other name must match exactly.
     """
-    data = within_limit(required(path, WEIGHTS)).read_bytes()
-    problem = safetensors_problem(data)
-    if problem:
-        raise CheckpointError(f"{WEIGHTS} {problem[0]}", code=problem[1], fields={"file": WEIGHTS, **problem[2]})
-    try:
-        tensors = load_safetensors(data)
-    except (SafetensorError, ValueError, RuntimeError) as e:
-        raise CheckpointError(f"{WEIGHTS} is truncated or not a safetensors file ({e}).", code="not_safetensors",
-                              fields={"file": WEIGHTS}) from None
+    tensors = read_shards(path) if sharded(path) else read_weight_file(path, WEIGHTS)
+    what = INDEX if sharded(path) else WEIGHTS
     rename = rename or {}
-    tensors = {rename.get(name, name): t for name, t in tensors.items() if name not in ignore}
+    tensors = {rename.get(name, name): t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
+               for name, t in tensors.items() if name not in ignore}
     in_file = {v: k for k, v in rename.items()}  # to name a tensor as the file does
     missing = sorted(in_file.get(n, n) for n in set(expected) - set(tensors))
     if missing:
-        raise CheckpointError(f"{WEIGHTS} lacks tensor(s) the config needs: {listed(missing)}.", code="tensors_missing",
-                              fields={"file": WEIGHTS, **listed_fields(missing)})
+        raise CheckpointError(f"{what} lacks tensor(s) the config needs: {listed(missing)}.", code="tensors_missing",
+                              fields={"file": what, **listed_fields(missing)})
     unexpected = sorted(in_file.get(n, n) for n in set(tensors) - set(expected))
     if unexpected:
-        raise CheckpointError(f"{WEIGHTS} has tensor(s) this config has no place for: {listed(unexpected)}.",
-                              code="tensors_unexpected", fields={"file": WEIGHTS, **listed_fields(unexpected)})
+        raise CheckpointError(f"{what} has tensor(s) this config has no place for: {listed(unexpected)}.",
+                              code="tensors_unexpected", fields={"file": what, **listed_fields(unexpected)})
     for name, want in expected.items():
-        check_tensor(tensors[name], want, in_file.get(name, name))
+        check_tensor(tensors[name], want, in_file.get(name, name), what)
     return tensors
 
 
-def check_tensor(got: torch.Tensor, want: torch.Tensor, shown: str) -> None:
-    """Refuse the tensor named `shown` in the file unless it has `want`'s shape and finite floating-point values."""
-    fields = {"file": WEIGHTS, "tensor": shortened(shown, 80)}
+def check_tensor(got: torch.Tensor, want: torch.Tensor, shown: str, what: str = WEIGHTS) -> None:
+    """Refuse the tensor named `shown` in the file `what` unless it has `want`'s shape and finite floating-point
+    values."""
+    fields = {"file": what, "tensor": shortened(shown, 80)}
     if tuple(got.shape) != tuple(want.shape):
-        raise CheckpointError(f"{WEIGHTS}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.",
+        raise CheckpointError(f"{what}: {shown} has shape {list(got.shape)}, but the config needs {list(want.shape)}.",
                               code="tensor_shape",
                               fields={**fields, "got": str(list(got.shape)), "want": str(list(want.shape))})
     if not got.is_floating_point():
-        raise CheckpointError(f"{WEIGHTS}: {shown} holds {got.dtype} values, not floating-point weights.",
+        raise CheckpointError(f"{what}: {shown} holds {got.dtype} values, not floating-point weights.",
                               code="tensor_dtype", fields={**fields, "dtype": str(got.dtype)})
     if not torch.isfinite(got).all():
-        raise CheckpointError(f"{WEIGHTS}: {shown} holds NaN or infinite values.", "numbers", "tensor_not_finite",
+        raise CheckpointError(f"{what}: {shown} holds NaN or infinite values.", "numbers", "tensor_not_finite",
                               fields)

@@ -1,8 +1,8 @@
 """Import a pretrained T5 (T5 v1.0, T5 v1.1, Flan-T5; a Hugging Face folder) into core_model's encoder-decoder, traced
 under the same names as ours, cross-attention included.
 
-The folder holds `config.json` (model_type "t5"), `model.safetensors` and `tokenizer.json` (a sentencepiece-style
-Unigram vocabulary) as `save_pretrained` writes them; a folder with only `pytorch_model.bin` is refused before this
+The folder holds `config.json` (model_type "t5"), `model.safetensors` and its tokenizer (a sentencepiece-style
+Unigram `tokenizer.json`, or `spiece.model` alone: tokenizers.folder.read) as `save_pretrained` writes them; a folder with only `pytorch_model.bin` is refused before this
 module is reached (checkpoints.check_files: a pickle can run code). T5 is our encoder-decoder with:
   - pre-norm layers and a final norm in each stack, all T5LayerNorm: weight × x / √(mean(x²) + eps), our "rmsnorm";
   - no position vector, but a learned bias per head on the self-attention scores, read by the bucket of each key's
@@ -30,20 +30,22 @@ import torch
 from ..checkpoints import hub
 from ..checkpoints import hub_encoder_decoder as seq2seq
 from ..checkpoints.hub import NUMBER, SWITCH, TEXT, TOKEN_ID, Field
-from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, required, tensor_names, within_limit
+from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, tensor_names
 from ..config import ModelConfig
 from ..nn.model import Transformer
-from ..tokenizers import MetaspaceTokenizer
+from ..tokenizers import TokenizerLike
+from ..tokenizers import folder as tokenizer_folder
 
 # What the registry reads (checkpoints/registry.py).
-MODEL_TYPES, FAMILY, FILES = ("t5",), "T5", ("tokenizer.json",)
+MODEL_TYPES, FAMILY, FILES = ("t5",), "T5", tokenizer_folder.FILES  # tokenizer.json, or spiece.model alone
 
 # feed_forward_proj: "{act}" or "gated-{act}", the activation by transformers' name -> ours ("gated-gelu" is GELU's
 # tanh form, as transformers reads it for the checkpoints trained so)
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
                "silu": "silu", "swish": "silu"}
 FEED_FORWARD = {**{act: ("plain", ours) for act, ours in ACTIVATIONS.items()},
-                **{f"gated-{act}": ("gated", ours) for act, ours in ACTIVATIONS.items()}, "gated-gelu": ("gated", "gelu_tanh")}
+                **{f"gated-{act}": ("gated", ours) for act, ours in ACTIVATIONS.items()},
+                "gated-gelu": ("gated", "gelu_tanh")}
 CONFIG = hub.HubConfig(
     FAMILY,
     fields={  # our field <- its key
@@ -110,7 +112,7 @@ def read_config(hf: dict) -> dict:
 
 
 def layer_names(cfg: ModelConfig) -> dict[str, str]:
-    """Every layer's weight: our name <- its name (sublayer j of block i holds our j-th block and the norm before it)."""
+    """Every layer's weight: our name <- its name (sublayer j of block i: our j-th block and the norm before it)."""
     out = {}
     for stack, blocks in BLOCKS.items():
         for i in range(getattr(cfg, f"n_{stack}_layers")):
@@ -150,10 +152,11 @@ def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, t
     return ours
 
 
-def read_tokenizers(path: Path, values: dict) -> dict[str, MetaspaceTokenizer]:
-    """tokenizer.json twice: the encoder's frames the text as the file's post-processor does (… </s>), the
-    decoder's reads it as it is and starts from decoder_start_token_id (<pad>)."""
-    file = within_limit(required(path, FILES[0]))
-    roles = {"pad": values["pad_id"], "unk": "<unk>", "bos": values["bos_id"], "eos": values["eos_id"]}
-    return {side: hub.read_tokenizer(FILES[0], MetaspaceTokenizer.load, file, roles, side == "src")
-            for side in ("src", "tgt")}
+def read_tokenizers(path: Path, values: dict) -> dict[str, TokenizerLike]:
+    """The folder's tokenizer twice (tokenizers.folder.read: the sentencepiece-style tokenizer.json, else
+    spiece.model): the encoder's frames the text as T5's does (… </s>), the decoder's reads it as it is and starts
+    from decoder_start_token_id (<pad>); <unk> is the token the tokenizer files name."""
+    roles = {"pad": values["pad_id"], "unk": None, "bos": values["bos_id"], "eos": values["eos_id"]}
+    file = next((f for f in FILES if (path / f).is_file()), FILES[0])  # the file a refusal names
+    return {side: hub.read_tokenizer(file, tokenizer_folder.read, path, roles, side == "src",
+                                     ends_with_eos=side == "src") for side in ("src", "tgt")}

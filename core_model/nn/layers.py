@@ -155,8 +155,8 @@ class Layer(nn.Module):
         """x [b, q, d_model] → [b, q, d_model]; `cache` is this layer's dict of per-block caches; `position_bias`
         the stack's bias for self-attention, if it has one (MultiHeadAttention.forward)."""
         def self_block(y):
-            return self.self_attn(y, mask=mask, start=start, cache=None if cache is None else cache.setdefault("self_attn", {}),
-                                  position_bias=position_bias)[0]
+            block_cache = None if cache is None else cache.setdefault("self_attn", {})
+            return self.self_attn(y, mask=mask, start=start, cache=block_cache, position_bias=position_bias)[0]
 
         def cross_block(y):
             return self.cross_attn(y, memory, memory_mask, cache=None if cache is None else cache.setdefault("cross_attn", {}))[0]

@@ -13,14 +13,10 @@ from .text import BYTE_PIECE, META, chunk_words, visible
 
 
 def _spaced(part) -> bool:
-    """Whether a tokenizer.json part (normalizer, pre-tokenizer or decoder, as JSON) writes or reads ▁ for a space."""
-    if isinstance(part, list):
-        return any(_spaced(p) for p in part)
-    if not isinstance(part, dict):
-        return False
-    if part.get("type") == "Metaspace" or META in json.dumps(part.get("pattern"), ensure_ascii=False):
-        return True
-    return any(_spaced(part.get(key)) for key in ("normalizers", "pretokenizers", "decoders"))
+    """Whether a tokenizer.json part (normalizer or pre-tokenizer, as JSON) writes ▁ for a space: a Metaspace
+    pre-tokenizer (transformers' conversions), or a normalizer that prepends ▁ and replaces each space with it
+    (Llama 2's and Gemma's files)."""
+    return META in json.dumps(part, ensure_ascii=False)
 
 
 class MetaspaceTokenizer(HubTokenizer):

@@ -133,3 +133,12 @@ def test_a_huge_bias_table_is_refused_before_the_model_is_built():
     with pytest.raises(CheckpointError) as caught:
         check_size(cfg)
     assert caught.value.code == "model_too_big"
+
+
+def test_a_folder_with_spiece_model_alone_reads_it(hub_folder, tmp_path):
+    copy = Path(shutil.copytree(hub_folder("t5-relu"), tmp_path / "x"))
+    (copy / "tokenizer.json").unlink()
+    ours, fast = checkpoints.load(copy), transformers.AutoTokenizer.from_pretrained(hub_folder("t5-relu"))
+    for text in SENTENCES:
+        ids = ours.tokenizers["src"].encode(text)
+        assert ours.tokenizers["src"].frame(ids) == fast(text)["input_ids"], text

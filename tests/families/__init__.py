@@ -8,8 +8,8 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 """
 from __future__ import annotations
 
-from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
+from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .spec import Family
 from .t5 import T5_GATED, T5_RELU
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, T5_GATED, T5_RELU)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED, T5_GATED, T5_RELU)}

@@ -17,7 +17,7 @@ def build(family: Family, dest: Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     model = getattr(transformers, family.model_class)(config)
     perturb(model, family.scale)
-    model.save_pretrained(dest, safe_serialization=True)
+    model.save_pretrained(dest, safe_serialization=True, **family.save)
     if family.edit is not None:
         family.edit(dest)
     return dest

@@ -24,3 +24,6 @@ LLAMA_MQA = Family("llama-mqa", "llama", "LlamaConfig", "LlamaForCausalLM", "dec
                         tie_word_embeddings=True))
 QWEN2 = Family("qwen2", "qwen2", "Qwen2Config", "Qwen2ForCausalLM", "decoder", qwen2_tokenizer,
                dict(SHAPE, num_key_value_heads=2, bos_token_id=None, eos_token_id=0, rope_theta=1000.0))
+# The grouped-query Llama as a larger hub model ships: in shards named by model.safetensors.index.json
+LLAMA_SHARDED = Family("llama-sharded", "llama", "LlamaConfig", "LlamaForCausalLM", "decoder", llama_tokenizer,
+                       LLAMA_GQA.fields, save=dict(max_shard_size="40KB"))

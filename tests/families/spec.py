@@ -21,6 +21,7 @@ class Family:
     # Perturb norms and biases away from 1 and 0 (a swapped norm or a missing bias shows), and scale weights by this
     # so attention is far from uniform (0: leave the init's scale)
     scale: float = 0.25
+    save: dict = field(default_factory=dict)  # save_pretrained's options besides safetensors (max_shard_size: shards)
     # edit(dest) rewrites the saved folder as the family's repositories ship it where transformers now saves it
     # otherwise (T5 v1.1's own lm_head, which transformers 5 ties on saving); None: as saved
     edit: Callable[[Path], None] | None = None

@@ -96,8 +96,8 @@ def test_alibi_bias_rows_stack_the_heads():
 
 def test_relative_bias_keeps_each_stacks_table_and_stacks_its_heads():
     bias = np.arange(2 * 3 * 3, dtype=np.float32).reshape(2, 3, 3)  # [h 2, 3, 3]
-    own = own_encoding({side: {"buckets": np.ones((2, 8)) * k, "bias": bias * k} for k, side in ((1, "src"), (2, "tgt"))},
-                       "relative", ("src", "tgt"), 3, 40)
+    tables = {side: {"buckets": np.ones((2, 8)) * k, "bias": bias * k} for k, side in ((1, "src"), (2, "tgt"))}
+    own = own_encoding(tables, "relative", ("src", "tgt"), 3, 40)
     assert [r.side for r in own.relative] == ["src", "tgt"] and own.relative[1].buckets[0, 0] == 2
     np.testing.assert_array_equal(own.relative[1].bias_rows[3:], bias[1] * 2)
 

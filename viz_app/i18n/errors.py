@@ -100,6 +100,16 @@ STRINGS = {
                                    "zh": "{file} 必须把每个词元对应到它的编号。"},
     "error.marian_vocab_ids": {"en": "{file} must number its pieces 0 to {most:,}, each once.",
                                "zh": "{file} 必须给词元从 0 到 {most:,} 依次编号，每个编号恰好用一次。"},
+    # weights kept in shards (model.safetensors.index.json and model-0000N-of-0000M.safetensors)
+    "error.index_invalid": {"en": "{file} has no weight_map from tensor names to shard files.",
+                            "zh": "{file} 中没有从张量名到分片文件的 weight_map。"},
+    "error.shard_name": {"en": "{file} names the shard {shard}, which is no model-0000N-of-0000M.safetensors file "
+                               "beside it.",
+                         "zh": "{file} 指向的分片 {shard} 不是同一文件夹中的 model-0000N-of-0000M.safetensors 文件。"},
+    "error.shard_missing": {"en": "{file} names the shard {shard}, which the folder lacks.",
+                            "zh": "{file} 指向的分片 {shard} 不在文件夹中。"},
+    "error.shard_mismatch": {"en": "The tensor {tensor} is not where {file} places it ({shard}), or is in two shards.",
+                             "zh": "张量 {tensor} 不在 {file} 所指的分片（{shard}）中，或同时出现在两个分片里。"},
     # the tokenizer
     "error.tokenizer_missing": {"en": "No tokenizer file at {path}.", "zh": "{path} 处没有分词器文件。"},
     "error.tokenizer_empty": {"en": "The tokenizer model file {file} is empty.", "zh": "分词器模型文件 {file} 是空的。"},
@@ -123,6 +133,22 @@ STRINGS = {
                                                 "(Unigram or BPE writing a space as ▁).",
                                           "zh": "分词器文件 {file} 不是 sentencepiece 风格的分词器（用 ▁ 表示空格的 "
                                                 "Unigram 或 BPE）。"},
+    "error.tokenizer_not_json": {"en": "The tokenizer file {file} is not a JSON object.",
+                                 "zh": "分词器文件 {file} 不是 JSON 对象。"},
+    "error.tokenizer_no_role": {"en": "Neither config.json nor {file} names the {role} token.",
+                                "zh": "config.json 和 {file} 都没有指明 {role} 词元。"},
+    "error.tokenizer_none": {"en": "The folder has no tokenizer: none of {files}.",
+                             "zh": "文件夹中没有分词器：{files} 一个也没有。"},
+    "error.tokenizer_model_kind": {"en": "The tokenizer file {file} has a {model} model, which is not read: only "
+                                         "byte-level BPE, WordPiece and sentencepiece-style (Unigram, or BPE writing "
+                                         "▁) are.",
+                                   "zh": "分词器文件 {file} 使用 {model} 模型，无法读取：只支持字节级 BPE、WordPiece "
+                                         "和 sentencepiece 风格（Unigram，或用 ▁ 表示空格的 BPE）。"},
+    "error.tokenizer_too_big": {"en": "The tokenizer file {file} is over {most} MB.",
+                                "zh": "分词器文件 {file} 超过 {most} MB。"},
+    "error.tokenizer_added_gap": {"en": "The tokens tokenizer_config.json adds leave a gap after the {n} pieces of "
+                                        "{file}.",
+                                  "zh": "tokenizer_config.json 添加的词元没有紧接在 {file} 的 {n} 个词元之后编号。"},
     "error.tokenizer_no_special": {"en": "The tokenizer has no special token at id {id} for {role}.",
                                    "zh": "分词器中编号 {id} 处没有可充当 {role} 的特殊词元。"},
     # a zip or folder brought in
