@@ -158,5 +158,8 @@ def read_tokenizers(path: Path, values: dict) -> dict[str, TokenizerLike]:
     from decoder_start_token_id (<pad>); <unk> is the token the tokenizer files name."""
     roles = {"pad": values["pad_id"], "unk": None, "bos": values["bos_id"], "eos": values["eos_id"]}
     file = next((f for f in FILES if (path / f).is_file()), FILES[0])  # the file a refusal names
-    return {side: hub.read_tokenizer(file, tokenizer_folder.read, path, roles, side == "src",
+    # the encoder's … </s>: tokenizer.json's post-processor writes it (frames_input); a spiece.model read alone
+    # frames [bos] … [eos] where frames_input, so there it ends with eos only
+    json = (path / tokenizer_folder.JSON).is_file()
+    return {side: hub.read_tokenizer(file, tokenizer_folder.read, path, roles, side == "src" and json,
                                      ends_with_eos=side == "src") for side in ("src", "tgt")}
