@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's two commands:  ./dev.sh app   (set up, open the app)
+# The project's two commands:  ./dev.sh app   (set up, open the app; ./dev.sh app --help for its options)
 #                              ./dev.sh test  (set up, run every test)
 # Each creates .venv on first use and reinstalls only when a requirements file changes.
 set -euo pipefail
@@ -42,8 +42,8 @@ browser() {  # the browser tests (tests/e2e) need Debian's chromium and fonts wi
 case "${1:-}" in
     app)
         setup requirements.txt
-        exec "$VENV/bin/python" -m streamlit run app.py --server.address 127.0.0.1 \
-            --browser.gatherUsageStats false "${@:2}"
+        # viz_app/cli.py: the app's own options (--model, --port, --serve), the rest to `streamlit run app.py`
+        exec "$VENV/bin/python" -m viz_app.cli "${@:2}"
         ;;
     test)
         setup requirements-dev.txt

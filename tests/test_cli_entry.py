@@ -7,9 +7,9 @@ and stops it by its PID (tests/e2e/conftest.py starts its servers the same way).
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tomllib
@@ -30,12 +30,6 @@ def pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
-def dev_sh_flags() -> list[str]:
-    """The flags `./dev.sh app` gives `streamlit run app.py`, before the user's own arguments."""
-    script = (ROOT / "dev.sh").read_text(encoding="utf-8").replace("\\\n", " ")
-    found = re.search(r'streamlit run app\.py (.*?) "\$\{@:2\}"', script)
-    assert found, "dev.sh starts the app with `streamlit run app.py ... \"${@:2}\"`"
-    return shlex.split(found.group(1))
 
 
 def test_the_entry_point_is_declared_and_resolves():
@@ -61,12 +55,16 @@ def test_an_install_carries_every_package_of_the_two_libraries():
     assert {p.split(".")[0] for p in found} == {"core_model", "viz_app"}
 
 
-def test_the_command_line_is_dev_sh_s():
+def test_dev_sh_app_is_this_command():
+    script = (ROOT / "dev.sh").read_text(encoding="utf-8")
+    assert re.search(r'exec "\$VENV/bin/python" -m viz_app\.cli "\$\{@:2\}"', script)
+
+
+def test_the_streamlit_command_line():
     extra = ["--server.port", "8600", "--theme.base", "dark"]
     command = cli.command(extra)
     assert command[:5] == [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
-    assert command[5:-len(extra)] == dev_sh_flags() == ["--server.address", "127.0.0.1",
-                                                        "--browser.gatherUsageStats", "false"]
+    assert command[5:-len(extra)] == ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
     assert command[-len(extra):] == extra  # the user's arguments last, so they win
     assert Path(command[4]).is_file()
 
@@ -88,6 +86,53 @@ def test_main_runs_streamlit_in_its_place_from_the_checkout(monkeypatch, tmp_pat
         cli.main(["--server.port", "8600"])
     # The checkout's folder: Streamlit reads .streamlit/config.toml (no error details for visitors) from there.
     assert ran == {"path": sys.executable, "args": cli.command(["--server.port", "8600"]), "cwd": ROOT}
+
+
+def run_main(monkeypatch, argv) -> dict:
+    """What cli.main(argv) would start: the command and the environment, caught at os.execv."""
+    ran = {}
+
+    class Replaced(Exception):
+        pass
+
+    def execv(path, args):
+        ran.update(args=list(args), env=dict(os.environ))
+        raise Replaced
+
+    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.chdir(ROOT)
+    for name in (cli.MODELS_SETTING, cli.LOCAL_SETTING):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(Replaced):
+        cli.main(argv)
+    for name in (cli.MODELS_SETTING, cli.LOCAL_SETTING):  # main sets them for the server it becomes
+        monkeypatch.delenv(name, raising=False)
+    return ran
+
+
+def test_the_apps_own_options_go_to_the_app_and_the_rest_to_streamlit(monkeypatch, tmp_path):
+    folder = tmp_path / "my-model"
+    folder.mkdir()
+    ran = run_main(monkeypatch, ["--model", str(folder), "--theme.base", "dark", "--port", "8600"])
+    assert ran["args"][-4:] == ["--theme.base", "dark", "--server.port", "8600"]
+    assert json.loads(ran["env"][cli.MODELS_SETTING]) == [["my-model", str(folder.resolve())]]
+    assert ran["env"][cli.LOCAL_SETTING] == "1"
+    assert run_main(monkeypatch, ["--serve"])["env"][cli.LOCAL_SETTING] == ""
+
+
+def test_a_model_neither_a_folder_nor_in_the_cache_is_named_with_where_it_looked(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("nothing may start"))
+    assert cli.main(["--model", "openai-community/gpt2"]) == 2
+    err = capsys.readouterr().err
+    assert "'openai-community/gpt2' is not a folder" in err and str(tmp_path / "hub") in err
+
+
+def test_help_documents_the_apps_own_options(capsys):
+    with pytest.raises(SystemExit) as done:
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and all(option in out for option in ("--model", "--port", "--serve"))
 
 
 def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):

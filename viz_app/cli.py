@@ -1,18 +1,41 @@
-"""`attention-viz`: the app started as `./dev.sh app` starts it, for a checkout installed with `pip install -e .`.
+"""`attention-viz`: the app, started as `./dev.sh app` starts it, for a checkout installed with `pip install -e .`.
 
-Arguments go on to `streamlit run`, e.g. `attention-viz --server.port 8600`.
+The app's own options come first; every other argument goes on to `streamlit run` (e.g. `--theme.base dark`).
+`--model PATH_OR_NAME` (again for more) opens a folder, or a hub name found in the local Hugging Face cache
+(core_model/checkpoints/hub_cache.py, offline), beside the shipped models: the operator's own models, passed to the
+app in MODELS_SETTING. A local run (the default) also lists in the sidebar what the cache holds; `--serve` starts a
+server for others, which lists nothing from this machine's disk but what `--model` names.
 """
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from core_model.checkpoints import CheckpointError, hub_cache
+from core_model.cli import Parser, whole
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
 # dev.sh's own flags: serve this machine only, and send Streamlit no usage statistics.
 FLAGS = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
+MODELS_SETTING = "ATTENTION_VIZ_MODELS"  # environment: JSON [[name, folder], …] of the models --model named
+LOCAL_SETTING = "ATTENTION_VIZ_LOCAL"  # environment: "1" on a local run, where the sidebar lists the cache
+
+
+def parser() -> argparse.ArgumentParser:
+    p = Parser(prog="attention-viz", description="Open the attention visualizer in your browser. Arguments not "
+               "listed here go on to `streamlit run` (e.g. --theme.base dark).")
+    p.add_argument("--model", action="append", default=[], metavar="PATH_OR_NAME",
+                   help="a model folder, or a hub name (openai-community/gpt2) found in the local Hugging Face cache "
+                        "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded); repeat for more")
+    p.add_argument("--port", type=whole(1, 65535), help="the port to serve on (Streamlit's --server.port)")
+    p.add_argument("--serve", action="store_true",
+                   help="serve others: the sidebar lists no models from this machine's cache, only --model's")
+    return p
 
 
 def command(args=()) -> list[str]:
@@ -20,13 +43,26 @@ def command(args=()) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *FLAGS, *args]
 
 
+def settings(options) -> dict[str, str]:
+    """The environment the app reads its operator's choices from; CheckpointError for a model not found."""
+    models = [hub_cache.resolve(spec) for spec in options.model]
+    return {MODELS_SETTING: json.dumps([[name, str(folder)] for name, folder in models]),
+            LOCAL_SETTING: "" if options.serve else "1"}
+
+
 def main(argv=None) -> int:
     """Run the app from the checkout's folder: Streamlit reads .streamlit/config.toml from where it starts."""
+    options, rest = parser().parse_known_args(sys.argv[1:] if argv is None else argv)
     if not APP.is_file():  # a plain (not editable) install copies the packages but not app.py, app_pages/ or assets/
         print(f"attention-viz: no app.py in {ROOT}; install the checkout itself with `pip install -e .`",
               file=sys.stderr)
         return 1
-    cmd = command(sys.argv[1:] if argv is None else argv)
+    try:
+        os.environ.update(settings(options))
+    except CheckpointError as e:
+        print(f"attention-viz: {e}", file=sys.stderr)
+        return 2
+    cmd = command(rest + (["--server.port", str(options.port)] if options.port else []))
     os.chdir(ROOT)
     if os.name == "posix":
         os.execv(cmd[0], cmd)  # streamlit takes this process's place and its PID, as dev.sh's `exec` does

@@ -38,6 +38,7 @@ def render():
     state.setting("model", models[0], ok=models.__contains__, say_stale=True)
     sb.selectbox(t("sidebar.model"), models, key="model", on_change=on_model_change, format_func=own_model.labels())
     own_model.render(sb, loaders.load_model)  # a model brought in is loaded into the loaders' cache
+    cache_list(sb)
     try:
         with st.spinner(t("spinner.model")):
             cfg = loaders.load_model(st.session_state["model"]).config
@@ -49,6 +50,24 @@ def render():
     texts(sb, cfg)
     positions(sb, cfg)
     return cfg
+
+
+def cache_list(sb) -> None:
+    """On a local run, the models of this computer's Hugging Face cache an importer reads, each one click to open."""
+    cached = loaders.cached_models()
+    if not cached:
+        return
+    with sb.expander(t("sidebar.cache", n=len(cached))):
+        st.caption(t("sidebar.cache.help"))
+        for i, model in enumerate(cached):
+            row = st.columns([3, 1])
+            row[0].markdown(t("sidebar.cache.row", name=literal(model.name), family=model.family, size=model.size))
+            row[1].button(t("sidebar.cache.open"), key=f"sidebar.cache.{i}", on_click=open_cached, args=(model.name,))
+
+
+def open_cached(name: str) -> None:
+    st.session_state["model"] = loaders.open_cached(name)
+    on_model_change()
 
 
 def text_box(sb, key: str, default: str) -> None:

@@ -1,28 +1,27 @@
 """Marian and BART folders made by transformers, zipped and uploaded through the sidebar: each loads as its own
-model, and every page draws it without an exception."""
+model, and the overview shows transformers' greedy output. That every page draws each is tested with every family's
+in tests/app/test_family_uploads.py."""
 import io
 import zipfile
 
 import pytest
 
-from tests.app.conftest import draws, upload_zip, zipped
+from tests.app.conftest import upload_zip, zipped
 from viz_app import loaders, own_model
-from viz_app.registry import NAMES
 
 pytest.importorskip("transformers")  # a dev requirement: the tiny models are made by transformers itself
 # after the skip: it imports transformers
-from tests.core.test_marian_bart import REFERENCE, tiny_bart, tiny_marian  # noqa: E402
+from tests.core.test_marian_bart import REFERENCE  # noqa: E402
 
 SENTENCE = "the cat sat on the mat"
-MAKERS = {"marian": tiny_marian, "bart": tiny_bart}
 pytestmark = pytest.mark.usefixtures("own_models_here")  # tests/app/conftest.py
 
 
-@pytest.fixture(scope="module", params=sorted(MAKERS))
-def upload(request, tmp_path_factory) -> tuple[str, bytes]:
-    """(family, the tiny folder as a user zips it)."""
+@pytest.fixture(scope="module", params=["bart", "marian"])
+def upload(request, hub_folder) -> tuple[str, bytes]:
+    """(family, the tiny folder as a user zips it: tests/families/marian_bart.py)."""
     kind = request.param
-    return kind, zipped(MAKERS[kind](tmp_path_factory.mktemp(kind) / f"tiny-{kind}"), f"tiny-{kind}")
+    return kind, zipped(hub_folder(kind), f"tiny-{kind}")
 
 
 def uploaded(upload):
@@ -66,8 +65,3 @@ def test_the_overview_shows_transformers_greedy_output(upload, session, tmp_path
     ids = [int(i) for i in ids if i != loaded.config.eos_id]
     output = loaded.tokenizers["tgt"].decode_visible(ids)  # our decoding of the ids (checked in tests/core)
     assert output.strip() and output in [t.value for t in at.text]
-
-
-@pytest.mark.parametrize("page", NAMES)
-def test_every_page_draws_the_uploaded_model(session, page):
-    draws(session, page)

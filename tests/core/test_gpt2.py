@@ -1,7 +1,8 @@
-"""An imported GPT-2 (core_model/importers/gpt2.py) against an independent implementation: transformers' GPT2LMHeadModel.
+"""What the GPT-2 importer (core_model/importers/gpt2.py) reads of a folder and what it refuses; its numbers against
+transformers' GPT2LMHeadModel are tested with every family's in tests/core/test_families.py.
 
-The folder is made here by transformers itself (random weights, save_pretrained with safetensors) with a
-byte-level BPE tokenizer trained by `tokenizers` and saved through GPT2TokenizerFast, as a real one is.
+The folder (tests/families/gpt2.py) is made by transformers itself (random weights, save_pretrained with safetensors)
+with a byte-level BPE tokenizer trained by `tokenizers` and saved through GPT2TokenizerFast, as a real one is.
 """
 from __future__ import annotations
 
@@ -24,49 +25,18 @@ from core_model.nn.layers import FeedForward
 from core_model.tokenizers import BYTE_CHARS
 from core_model.trace import run_with_trace
 from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
-from tests.tolerance import assert_activations_close
 
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
 transformers = pytest.importorskip("transformers")  # a dev requirement: present whenever the tests run
 tokenizers = pytest.importorskip("tokenizers")
 
 EOT = "<|endoftext|>"
-# Attention weights lie in 0..1: a fixed absolute bound suits them (tests/tolerance.py).
-ATTN_TOL = 1e-5
-CORPUS = ["The cat sat on the mat, and the dog sat on the log.", "A quick brown fox jumps over the lazy dog!",
-          "Attention heads read the previous token; some read the first one.", "naïve café owners drink crème brûlée",
-          "Numbers like 1999 and 2024 split into pieces.", "猫が座った。 Tabs\tand\nnewlines stay."] * 8
 SENTENCES = ["The cat sat on the lazy dog.", "naïve café: 猫!", "  two  spaces,\ta tab and a newline\n"]
 
 
-def tiny_gpt2(dest: Path, seed: int = 0) -> Path:
-    """A 2-layer GPT-2 folder as transformers writes it: config.json, model.safetensors, tokenizer.json."""
-    tk = tokenizers.Tokenizer(tokenizers.models.BPE())
-    tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tk.decoder = tokenizers.decoders.ByteLevel()
-    tk.train_from_iterator(CORPUS, tokenizers.trainers.BpeTrainer(
-        vocab_size=400, special_tokens=[EOT], show_progress=False,
-        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()))
-    fast = transformers.GPT2TokenizerFast(tokenizer_object=tk, bos_token=EOT, eos_token=EOT, unk_token=EOT)
-    fast.save_pretrained(dest)
-    eot = tk.token_to_id(EOT)
-    # Weights larger than GPT-2's 0.02 and norms away from 1 and 0, so that attention is far from uniform
-    # and a wrong activation, a swapped norm or a missing bias shows well above the tolerance.
-    config = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=32, n_positions=64, vocab_size=tk.get_vocab_size(),
-                                     bos_token_id=eot, eos_token_id=eot, initializer_range=0.3)
-    torch.manual_seed(seed)
-    model = transformers.GPT2LMHeadModel(config)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if ".ln_" in name or "bias" in name:
-                p.add_(torch.randn_like(p) * 0.3)
-    model.save_pretrained(dest, safe_serialization=True)
-    return dest
-
-
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tiny_gpt2(tmp_path_factory.mktemp("gpt2") / "tiny-gpt2")
+def folder(hub_folder):
+    return hub_folder("gpt2")  # tests/families/gpt2.py
 
 
 @pytest.fixture(scope="module")
@@ -88,70 +58,6 @@ def batch(ours, texts):
     return torch.tensor([r + [ours.config.pad_id] * (n - len(r)) for r in rows]), keep
 
 
-def reference_run(reference, ids, keep):
-    """transformers' outputs, and the last layer's output before ln_f (its hidden_states end after ln_f)."""
-    caught = {}
-    hook = reference.transformer.h[-1].register_forward_hook(lambda m, i, o: caught.setdefault("last", o))
-    try:
-        with torch.no_grad():
-            ref = reference(ids, attention_mask=keep.long(), output_hidden_states=True, output_attentions=True)
-    finally:
-        hook.remove()
-    last = caught["last"][0] if isinstance(caught["last"], tuple) else caught["last"]
-    return ref, last.numpy()
-
-
-def compare(ours, reference, texts):
-    """Every recorded value transformers also gives, at the real tokens: embeddings, each layer's output, the
-    final norm, every attention weight and the logits. Returns the largest absolute differences seen."""
-    ids, keep = batch(ours, texts)
-    logits, trace = run_with_trace(ours.model, None, ids)
-    ref, last = reference_run(reference, ids, keep)
-    real, n = keep.numpy(), ours.config.n_decoder_layers
-    seen = {}
-    pairs = [("tgt_embed.out", trace["tgt_embed.out"], ref.hidden_states[0].numpy())]
-    pairs += [(f"layer {i}", trace.layer_output("decoder", i), ref.hidden_states[i + 1].numpy()) for i in range(n - 1)]
-    pairs += [(f"layer {n - 1}", trace.layer_output("decoder", n - 1), last),
-              ("decoder.final_norm", trace["decoder.final_norm"], ref.hidden_states[n].numpy()),
-              ("logits", logits.numpy(), ref.logits.numpy())]
-    for name, got, want in pairs:
-        assert_activations_close(got[real], want[real], name)  # [real tokens, d]
-        seen[name] = float(np.abs(got[real] - want[real]).max())
-    for i in range(n):
-        pattern = trace.attn("decoder", i, "self_attn").pattern  # [b, h, q, k]
-        assert pattern.shape == ref.attentions[i].shape
-        error = np.abs(pattern - ref.attentions[i].numpy()).transpose(0, 2, 1, 3)[real]  # [real queries, h, k]
-        assert error.max() <= ATTN_TOL, f"layer {i} attention"
-        seen[f"attention {i}"] = float(error.max())
-    return seen
-
-
-@pytest.mark.parametrize("text", SENTENCES)
-def test_one_sentence_matches_transformers(ours, reference, text):
-    compare(ours, reference, [text])
-
-
-def test_the_comparison_is_not_trivial(ours, reference):
-    # Attention far from uniform and outputs far from zero: a near-zero model would match anything.
-    ids, keep = batch(ours, SENTENCES[:1])
-    ref, _ = reference_run(reference, ids, keep)
-    assert max(float(a[..., 1:, :].max()) for a in ref.attentions) > 0.6
-    assert float(ref.logits.abs().max()) > 5
-
-
-def test_a_padded_batch_matches_transformers_and_each_sentence_alone(ours, reference):
-    texts = [SENTENCES[0], " ".join(SENTENCES), SENTENCES[1]]
-    ids, keep = batch(ours, texts)
-    assert (~keep).sum() > 20  # the short rows really are padded
-    compare(ours, reference, texts)
-    out, _ = run_with_trace(ours.model, None, ids)
-    for row, text in enumerate(texts):
-        alone, _ = run_with_trace(ours.model, None, batch(ours, [text])[0])
-        n = alone.shape[1]
-        # the padding after a sentence changes none of its tokens, but the batch is summed in other blocks
-        assert_activations_close(out[row, :n], alone[0], f"row {row} padded vs alone")
-
-
 def test_the_first_token_is_attended_although_it_is_also_the_pad_token(ours):
     ids, _ = batch(ours, [SENTENCES[0]])
     _, trace = run_with_trace(ours.model, None, ids)
@@ -166,18 +72,6 @@ def generate(reference, prompt, max_new, eos):
         out = reference.generate(torch.tensor([prompt]), attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
                                  max_new_tokens=max_new, do_sample=False, eos_token_id=eos, pad_token_id=eos)
     return out[0, len(prompt):].tolist()
-
-
-def test_greedy_decoding_gives_generates_ids(ours, reference):
-    # Our decoder reads bos first, so transformers is given the same <|endoftext|> + prompt.
-    tok, cfg = ours.tokenizers["tgt"], ours.config
-    wants = []
-    for text in ["The cat", "naïve", "Attention heads read", "1999"]:
-        got = greedy(ours.model, tok.encode(text), max_len=12)
-        want = generate(reference, [cfg.bos_id] + tok.encode(text), 12, cfg.eos_id)
-        assert len(want) == 12 and list(got.ids) == want and got.finished_by == "max_len", text
-        wants += want
-    assert len(set(wants)) > 3  # a random model repeats itself, but not one token everywhere
 
 
 def test_greedy_stops_where_generate_stops(ours, reference):

@@ -13,7 +13,7 @@ import pytest
 from core_model.importers import bert
 from core_model.tokenizers import (ByteLevelBPETokenizer, HubTokenizer, MarianTokenizer, Tokenizer, TokenizerLike,
                                    WordPieceTokenizer)
-from tests.core.test_marian_bart import ENGLISH, marian_vocab, spm_bytes
+from tests.families.marian_bart import ENGLISH, marian_vocab, spm_bytes
 from tests.core.test_tokenizer import CORPUS
 
 tokenizers = pytest.importorskip("tokenizers")

@@ -28,10 +28,13 @@ def perturb(model: torch.nn.Module, scale: float) -> None:
     swapped norm, a missing bias or a misplaced position shows above the tolerance."""
     with torch.no_grad():
         for name, p in model.named_parameters():  # a tied weight once
-            if "norm" in name.lower() or name.endswith("bias"):
+            if "norm" in name.lower() or name.endswith("bias") or ".ln_" in name:
                 p.add_(torch.randn_like(p) * 0.3)
             elif scale:
                 p.add_(torch.randn_like(p) * scale)
+        for name, b in model.named_buffers():  # a bias kept as a buffer (BART's and Marian's final_logits_bias)
+            if name.endswith("logits_bias"):
+                b.copy_(torch.randn_like(b) * 0.1)
 
 
 def reference(family: Family, folder: Path) -> torch.nn.Module:

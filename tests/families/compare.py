@@ -15,12 +15,6 @@ SENTENCES = ["The cat sat on the lazy dog.", "naïve café: 猫!", "  two  space
 TARGETS = ["A fox sat on the mat.", "Numbers like 1999!", "the first one"]  # what an encoder-decoder's decoder reads
 
 
-def target(text: str) -> str:
-    """What an encoder-decoder's decoder reads with `text`: one of TARGETS, by the text's length, so that a text
-    has the same target alone and in a batch."""
-    return TARGETS[len(text) % len(TARGETS)]
-
-
 def padded(rows: list[list[int]], pad: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Ids [b, n] right-padded with `pad`, and the mask of real tokens [b, n]."""
     n = max(map(len, rows))
@@ -37,16 +31,16 @@ class Feed:
     tgt_keep: torch.Tensor | None = None
 
 
-def feed(loaded, texts: list[str]) -> Feed:
+def feed(loaded, texts: list[str], targets: list[str] | None = None) -> Feed:
     """An encoder reads each text framed as its tokenizer frames it ([CLS] … [SEP], … </s>); a decoder reads bos
-    and the text (an encoder-decoder's decoder: its start token and the text's `target`)."""
+    and the text (an encoder-decoder's decoder: its start token and `targets`, by default TARGETS in turn)."""
     cfg, tokens, out = loaded.config, loaded.tokenizers, Feed()
     if cfg.has_encoder:
         tok = tokens["src"]
         out.src, out.src_keep = padded([tok.frame(tok.encode(t)) for t in texts], cfg.pad_id)
     if cfg.has_decoder:
         tok = tokens["tgt"]
-        read = texts if not cfg.has_encoder else [target(t) for t in texts]
+        read = texts if not cfg.has_encoder else targets or [TARGETS[i % len(TARGETS)] for i in range(len(texts))]
         out.tgt, out.tgt_keep = padded([[cfg.bos_id] + tok.encode(t) for t in read], cfg.pad_id)
     return out
 

@@ -12,16 +12,17 @@ CORPUS = ["The cat sat on the mat, and the dog sat on the log.", "A quick brown 
           "Numbers like 1999 and 2024 split into pieces.", "猫が座った。 Tabs\tand\nnewlines stay."] * 8
 
 
-def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, **roles: str) -> tokenizers.Tokenizer:
-    """A byte-level BPE `tokenizer.json` (GPT-2, Llama 3, SmolLM, Qwen2, Pythia, OPT): `specials` first, at ids 0, 1, …;
-    `roles` (bos_token="<s>", …) written to tokenizer_config.json as transformers does."""
+def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, corpus: list[str] = CORPUS,
+             maker=transformers.PreTrainedTokenizerFast, **roles: str) -> tokenizers.Tokenizer:
+    """A byte-level BPE `tokenizer.json` (GPT-2, Llama 3, SmolLM, Qwen2, Pythia, OPT, BART): `specials` first, at ids
+    0, 1, …; saved by transformers' tokenizer class `maker` with `roles` (bos_token="<s>", …) as transformers does."""
     tk = tokenizers.Tokenizer(tokenizers.models.BPE())
     tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = tokenizers.decoders.ByteLevel()
-    tk.train_from_iterator(CORPUS, tokenizers.trainers.BpeTrainer(
+    tk.train_from_iterator(corpus, tokenizers.trainers.BpeTrainer(
         vocab_size=vocab_size, special_tokens=specials, show_progress=False,
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()))
-    transformers.PreTrainedTokenizerFast(tokenizer_object=tk, **roles).save_pretrained(dest)
+    maker(tokenizer_object=tk, **roles).save_pretrained(dest)
     return tk
 
 

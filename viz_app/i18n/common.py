@@ -3,6 +3,12 @@
 STRINGS = {
     "app.title": {"en": "Attention visualizer", "zh": "注意力可视化"},
     "sidebar.model": {"en": "Model", "zh": "模型"},
+    "sidebar.cache": {"en": "Models in this computer's Hugging Face cache ({n})",
+                      "zh": "本机 Hugging Face 缓存中的模型（{n} 个）"},
+    "sidebar.cache.row": {"en": "**{name}** · {family} · {size}", "zh": "**{name}** · {family} · {size}"},
+    "sidebar.cache.open": {"en": "Open", "zh": "打开"},
+    "sidebar.cache.help": {"en": "Read from this computer's disk, never downloaded. A server for others lists none.",
+                           "zh": "从本机磁盘读取，不会下载。为他人提供服务的服务器不列出这些模型。"},
     "sidebar.src": {"en": "Sentence (press Enter)", "zh": "输入句子（按回车）"},
     "sidebar.src.help": {"en": "The text the model reads: the source of a translation, the prompt of a language model.",
                          "zh": "模型读入的文本：翻译模型的源句，语言模型的提示。"},

@@ -79,6 +79,12 @@ STRINGS = {
     "error.special_mismatch": {"en": "{file} has {field} {got}, but {config} says {want}.",
                                "zh": "{file} 的 {field} 是 {got}，但 {config} 中是 {want}。"},
     # a Hugging Face folder: the importers' shared refusals (core_model/checkpoints/hub.py) name the family
+    "error.model_not_found": {"en": "{name} is not a folder, and the Hugging Face cache at {cache} has no model of "
+                                    "that name (nothing is downloaded).",
+                              "zh": "{name} 不是文件夹，{cache} 处的 Hugging Face 缓存中也没有这个名字的模型（不会下载）。"},
+    "error.cache_link_outside": {"en": "{file} in the cached snapshot leads outside the cache, so the snapshot is not "
+                                       "read.",
+                                 "zh": "缓存快照中的 {file} 指向缓存之外，因此不读取该快照。"},
     "error.unknown_model_type": {"en": "{file} has {name} {got}, which no importer reads; the families read are: "
                                        "{known}.",
                                  "zh": "{file} 中的 {name} 是 {got}，没有哪个导入器能读取它；能读取的模型系列有：{known}。"},

@@ -1,41 +1,87 @@
 """The models: which there are, where each one's folder is, and each loaded once per server (st.cache_resource).
 
 A shipped model is a folder of MODELS_DIR, MiniLM the installed package's, a visitor's own one is where own_model
-keeps it. The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
+keeps it, the operator's own are those named with `attention-viz --model` (viz_app/cli.py) and, on a local run, those
+opened from the Hugging Face cache's list in the sidebar (core_model/checkpoints/hub_cache.py). The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
 replacing it here (as tests do, like MODELS_DIR) reaches every caller.
 """
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import streamlit as st
 
 from core_model import checkpoints
+from core_model.checkpoints import hub_cache
 from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
 from .. import own_model
+from ..cli import LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "model_folder", "load_model",
-           "readable", "shipped_task"]
+           "readable", "shipped_task", "local_run", "cached_models", "open_cached"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
 DEFAULT_MODEL = "translate-en-fr"
 LM_NEW_TOKENS = 20  # as many tokens as `run` lets a decoder-only model continue
 
 
+_OPENED: dict[str, Path] = {}  # models opened from the cache's list on a local run, by hub name (open_cached)
+
+
 def available_models() -> list[str]:
-    """Shipped checkpoint folders, the default first, then all-MiniLM-L6-v2 if its package is installed."""
+    """Shipped checkpoint folders, the default first, then all-MiniLM-L6-v2 if its package is installed, then the
+    operator's own models."""
     names = sorted(p.name for p in MODELS_DIR.iterdir() if (p / checkpoints.CONFIG).is_file()) if MODELS_DIR.is_dir() else []
     imported = [bert.MINILM] if bert.minilm_path() is not None else []
-    return sorted(names, key=lambda n: n != DEFAULT_MODEL) + imported
+    shipped = sorted(names, key=lambda n: n != DEFAULT_MODEL) + imported
+    return shipped + [name for name in operator_models() if name not in shipped]
+
+
+def operator_models() -> dict[str, Path]:
+    """The operator's own models by name: those `attention-viz --model` named, then those opened from the cache."""
+    try:
+        named = {name: Path(folder) for name, folder in json.loads(os.environ.get(MODELS_SETTING) or "[]")}
+    except (ValueError, TypeError):  # set by hand, and wrongly: the app still opens with its shipped models
+        named = {}
+    return {**named, **_OPENED}
 
 
 def model_folder(name: str) -> Path:
-    """Where the model `name` is: a shipped folder, the installed MiniLM, or a user's own (own_model keeps those)."""
+    """Where the model `name` is: a shipped folder, the installed MiniLM, a user's own (own_model keeps those), or
+    the operator's own."""
     if name == bert.MINILM:
         return bert.minilm_path() or MODELS_DIR / name
-    return own_model.folder_of(name) if own_model.is_own(name) else MODELS_DIR / name
+    if own_model.is_own(name):
+        return own_model.folder_of(name)
+    mine = operator_models()
+    return mine[name] if name in mine and not (MODELS_DIR / name).is_dir() else MODELS_DIR / name
+
+
+def local_run() -> bool:
+    """Whether the app was started for this machine's own user (`attention-viz` without --serve)."""
+    return os.environ.get(LOCAL_SETTING) == "1"
+
+
+def cached_models() -> list[hub_cache.Cached]:
+    """On a local run, the models of the Hugging Face cache an importer reads; on a server for others, none."""
+    return _scan() if local_run() else []
+
+
+@st.cache_data(ttl=30, show_spinner=False)
+def _scan() -> list[hub_cache.Cached]:
+    return hub_cache.cached_models()  # a walk over the cache's folders: once in 30 s, not on every rerun
+
+
+def open_cached(name: str) -> str:
+    """Make the cache's model `name` one of the models offered (a local run only); returns its name."""
+    if not local_run():
+        raise PermissionError("only a local run opens models from this machine's cache")
+    _OPENED[name] = hub_cache.resolve(name)[1]
+    return name
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
