@@ -2,9 +2,8 @@
 under the same names as ours, cross-attention included.
 
 The folder holds `config.json` (model_type "t5"), `model.safetensors` and its tokenizer (a sentencepiece-style
-Unigram `tokenizer.json`, or `spiece.model` alone: tokenizers.folder.read) as `save_pretrained` writes them; a
-folder with only `pytorch_model.bin` is refused before this module is reached (checkpoints.check_files: a pickle
-can run code). T5 is our encoder-decoder with:
+Unigram `tokenizer.json`, or `spiece.model` alone: tokenizers.folder.read) as `save_pretrained` writes them; a folder with only `pytorch_model.bin` is refused before this
+module is reached (checkpoints.check_files: a pickle can run code). T5 is our encoder-decoder with:
   - pre-norm layers and a final norm in each stack, all T5LayerNorm: weight × x / √(mean(x²) + eps), our "rmsnorm";
   - no position vector, but a learned bias per head on the self-attention scores, read by the bucket of each key's
     offset from its query (our positional "relative", nn/positional.py's relative_buckets): the table is stored in
@@ -79,11 +78,6 @@ BLOCKS = {"encoder": (("self_attn", "norm1", "SelfAttention"), ("ffn", "norm2", 
                       ("ffn", "norm3", "DenseReluDense"))}
 BIAS_TABLE = "block.0.layer.0.SelfAttention.relative_attention_bias.weight"  # under each stack's name
 COPIES = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight")  # shared.weight's, in older files
-# T5's embedding has more rows than its tokenizer has tokens (32,128 for 32,100: a multiple of 128), ids no text
-# gives; the import keeps the tokenizer's rows only, so the logits are transformers' for every token and the
-# probabilities spread over the tokenizer's tokens (transformers' also over the unused rows, which take next to none)
-ROWS = ("\nIts embedding has {rows:,} rows, its tokenizer {n:,} tokens: the rows past the tokenizer's (ids no text "
-        "gives) are left out, so its probabilities are over the tokenizer's tokens.\n")
 
 
 def load(path, name: str = "") -> Loaded:
@@ -92,19 +86,15 @@ def load(path, name: str = "") -> Loaded:
     untied = "lm_head.weight" in tensor_names(path)
     values = read_config(read_hf_config(path))  # before the tokenizer file: the config's fault is named first
     tokenizers = read_tokenizers(path, values)
-    rows = values["src_vocab_size"]  # the stored embedding's; the model keeps the tokenizer's tokens' (ROWS)
-    values["src_vocab_size"] = values["tgt_vocab_size"] = min(rows, tokenizers["src"].vocab_size)
     cfg = CONFIG.model_config(values, tie_embeddings=not untied, unk_id=tokenizers["src"].unk_id)
-    hub.check_vocab(tokenizers["src"], cfg.src_vocab_size, FILES[0])  # a tokenizer past the embedding is refused
+    hub.check_vocab(tokenizers["src"], cfg.src_vocab_size, FILES[0])
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    expected = shapes(cfg, rows)
+    expected = shapes(cfg)
     theirs = hub.read_shaped(path, expected, {n: n for n in expected}, COPIES + (() if untied else ("lm_head.weight",)))
     model = Transformer(cfg)
     model.load_state_dict(state_dict(theirs, cfg))
     card = seq2seq.card(path, name or path.name, cfg, FAMILY, "a text-to-text model: relative position buckets, a "
                         "sentencepiece vocabulary", "<pad>")
-    if rows > cfg.tgt_vocab_size:
-        card += ROWS.format(rows=rows, n=cfg.tgt_vocab_size)
     return Loaded(model.eval(), cfg, tokenizers, card, path)
 
 
@@ -135,10 +125,9 @@ def layer_names(cfg: ModelConfig) -> dict[str, str]:
     return out
 
 
-def shapes(cfg: ModelConfig, vocab: int) -> dict[str, tuple[int, ...]]:
-    """Every tensor the import reads, by its name in the file, with its shape (nn.Linear's [out, in]); `vocab`: the
-    stored embedding's rows (config.json's vocab_size)."""
-    d, ff = cfg.d_model, cfg.d_ff
+def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """Every tensor the import reads, by its name in the file, with its shape (nn.Linear's [out, in])."""
+    d, ff, vocab = cfg.d_model, cfg.d_ff, cfg.tgt_vocab_size
     out = {"shared.weight": (vocab, d)}
     for theirs in layer_names(cfg).values():
         leaf = theirs.split(".")[-2]
@@ -152,12 +141,10 @@ def shapes(cfg: ModelConfig, vocab: int) -> dict[str, tuple[int, ...]]:
 
 
 def state_dict(theirs: dict[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
-    """Our model's tensors from the file's (named as in `shapes`): the embedding's and output layer's first
-    vocab_size rows (ROWS)."""
-    n = cfg.tgt_vocab_size
-    shared = theirs["shared.weight"][:n]
+    """Our model's tensors from the file's (named as in `shapes`)."""
+    shared = theirs["shared.weight"]
     ours = {"src_embed.tok.weight": shared, "tgt_embed.tok.weight": shared,
-            "generator.weight": shared if cfg.tie_embeddings else theirs["lm_head.weight"][:n]}
+            "generator.weight": shared if cfg.tie_embeddings else theirs["lm_head.weight"]}
     ours.update({mine: theirs[its] for mine, its in layer_names(cfg).items()})
     for stack in BLOCKS:
         ours[f"{stack}.final_norm.weight"] = theirs[f"{stack}.final_layer_norm.weight"]
