@@ -142,3 +142,15 @@ def test_a_folder_with_spiece_model_alone_reads_it(hub_folder, tmp_path):
     for text in SENTENCES:
         ids = ours.tokenizers["src"].encode(text)
         assert ours.tokenizers["src"].frame(ids) == fast(text)["input_ids"], text
+
+
+def test_embedding_rows_past_the_tokenizer_are_refused_naming_vocab_size(tmp_path):
+    # t5-small's embedding has 32,128 rows for a tokenizer of 32,100 tokens: refused until the tokenizer can name the
+    # ids past its own (the opt branch's HubTokenizer.pad_vocabulary); here 8 rows more than the tokenizer's
+    base = FAMILIES["t5-relu"]
+    family = dataclasses.replace(base, tokenizer=lambda dest: {**(n := base.tokenizer(dest)),
+                                                              "vocab_size": n["vocab_size"] + 8})
+    with pytest.raises(CheckpointError) as caught:
+        checkpoints.load(build(family, tmp_path / "padded"))
+    assert caught.value.code == "vocab_mismatch" and caught.value.fields["field"] == "vocab_size"
+    assert caught.value.fields["want"] == caught.value.fields["n"] + 8
