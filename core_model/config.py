@@ -60,7 +60,7 @@ class ModelConfig:
     relative_max_distance: int = 128
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
-    # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
+    # (ALiBi, RoPE, T5's relative, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
     max_positions: int = 0
     scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
