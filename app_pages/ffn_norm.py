@@ -16,6 +16,8 @@ ffn_formula, norm_formula = view.formulas(cfg)
 classroom.intro(t("ffn_norm.intro"), t("ffn_norm.formula.ffn"), Latex(ffn_formula),
                 t(f"ffn_norm.formula.{cfg.norm_placement}") + " " + t(f"ffn_norm.formula.{cfg.norm}"),
                 Latex(norm_formula))
+if cfg.block != "sequential":  # attention and FFN side by side: the formula above is the whole layer
+    st.caption(t(f"ffn_norm.block.{cfg.block}"))
 
 stacks = blocks.stacks(cfg)
 state.setting("ffn_norm.stack", stacks[0], ok=stacks.__contains__, say_stale=True)

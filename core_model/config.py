@@ -21,11 +21,16 @@ SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
 # Which dimensions of a head RoPE rotates together: interleaved pairs (2i, 2i+1) as in RoFormer, or halves, i with
 # d_head/2 + i (GPT-NeoX's and Llama's rotate_half).
 ROPE_LAYOUTS = ("interleaved", "halves")
+# How a layer arranges its two blocks: "sequential" as in the paper (the FFN reads the sum after self-attention);
+# "parallel": both read the layer's input, each through its own norm, x + attn(norm1(x)) + ffn(norm2(x)) (GPT-NeoX's
+# use_parallel_residual); "parallel_shared": both read one norm, x + attn(norm1(x)) + ffn(norm1(x)) (Phi, GPT-J).
+BLOCKS = ("sequential", "parallel", "parallel_shared")
 # The position-wise FFN: plain linear2(act(linear1(x))), or gated linear2(act(gate(x)) * linear1(x)) (Llama's SwiGLU).
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores", "relative_buckets", "relative_max_distance", "scale_output")
+            "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "relative_buckets",
+            "relative_max_distance", "scale_output")
 
 
 @dataclass(frozen=True)
@@ -47,11 +52,15 @@ class ModelConfig:
     activation: str = "relu"
     norm: str = "layernorm"
     norm_placement: str = "post"  # "post" as in the paper, "pre" as in GPT-2
+    block: str = "sequential"  # "parallel", "parallel_shared": both blocks read the layer's input (BLOCKS); pre-norm
     norm_eps: float = 1e-5
     positional: str = "sinusoidal"
     positional_base: float = 10000.0  # the 10000 of the sinusoid and of RoPE
     sinusoidal_layout: str = "interleaved"  # a sinusoidal model's order of sines and cosines (SINUSOIDAL_LAYOUTS)
     rope_layout: str = "interleaved"  # which dimensions RoPE rotates together (ROPE_LAYOUTS)
+    # How many of each head's dimensions RoPE turns, the first ones (partial rotary: GPT-NeoX's rotary_pct, Phi's
+    # partial_rotary_factor); the rest pass unturned. 0 = all d_head of them (rotary_dims).
+    rope_dims: int = 0
     # positional "relative" (T5): how many buckets of key-minus-query offsets each stack's bias table has (half for
     # keys before the query, half after, in the encoder; all before, in the causal decoder), and the offset from
     # which on every offset shares the last bucket. Offsets below half a side's buckets have a bucket each, longer
@@ -103,7 +112,7 @@ class ModelConfig:
         for name, options in (("architecture", ARCHITECTURES), ("activation", ACTIVATIONS), ("norm", NORMS),
                               ("norm_placement", NORM_PLACEMENTS), ("positional", POSITIONALS),
                               ("sinusoidal_layout", SINUSOIDAL_LAYOUTS), ("rope_layout", ROPE_LAYOUTS),
-                              ("ffn", FFNS)):
+                              ("ffn", FFNS), ("block", BLOCKS)):
             value = getattr(self, name)
             if value not in options:
                 yield f"{name} is {value!r}, but must be one of: {', '.join(options)}."
@@ -111,6 +120,9 @@ class ModelConfig:
             yield f"sinusoidal_layout is 'halves', but positional is {self.positional!r}: only a sinusoid has a layout."
         if self.rope_layout == "halves" and self.positional != "rope":
             yield f"rope_layout is 'halves', but positional is {self.positional!r}: only RoPE has a rotation layout."
+        if self.block != "sequential" and (self.norm_placement != "pre" or self.architecture == "encoder-decoder"):
+            yield (f"block is {self.block!r}, but a parallel block is pre-norm and has no cross-attention: it needs "
+                   "norm_placement 'pre' and no encoder-decoder architecture.")
 
     def _count_problems(self):
         """Sizes are whole numbers of at least 1; layer counts, type vocabulary and ids of at least 0."""
@@ -120,8 +132,8 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
-                     "pad_id", "unk_id", "bos_id", "eos_id"):
+        for name in ("n_kv_heads", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
+                     "max_positions", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."
@@ -133,12 +145,23 @@ class ModelConfig:
             yield f"d_model ({self.d_model}) must be divisible by n_heads ({self.n_heads})."
         elif self.positional == "rope" and self.d_head % 2:
             yield f"RoPE rotates pairs of dimensions, so d_model / n_heads ({self.d_head}) must be even."
+        yield from self._rope_dims_problems()
         kv, heads = self.n_kv_heads, self.n_heads
         if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
             yield (f"n_kv_heads ({kv}) must divide n_heads ({heads}): each key/value head serves the same number "
                    "of query heads.")
         if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
             yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+
+    def _rope_dims_problems(self):
+        """RoPE turns pairs among the head's dimensions: rope_dims is even, at most d_head, and only RoPE has it."""
+        dims = self.rope_dims
+        if not dims or isinstance(dims, bool) or not isinstance(dims, int) or dims < 0:
+            return  # 0, or no count (_count_problems names it)
+        if self.positional != "rope":
+            yield f"rope_dims is {dims}, but positional is {self.positional!r}: only RoPE turns a part of each head."
+        elif dims % 2 or dims > self.d_head:
+            yield f"rope_dims ({dims}) must be even and at most d_model / n_heads ({self.d_head})."
 
     def _position_problems(self):
         """max_positions may only extend max_len, and only where no per-position table ends at max_len."""
@@ -211,6 +234,11 @@ class ModelConfig:
     @property
     def d_head(self) -> int:
         return self.d_model // self.n_heads
+
+    @property
+    def rotary_dims(self) -> int:
+        """How many dimensions of each head RoPE turns (the first ones): rope_dims, or d_head when it is 0."""
+        return self.rope_dims or self.d_head
 
     @property
     def kv_heads(self) -> int:

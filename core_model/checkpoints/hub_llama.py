@@ -1,5 +1,6 @@
 """What the Llama-style importers share (core_model/importers/llama.py and qwen2.py): transformers' Qwen2 code is
-Llama's with biases on Q, K and V, so the two keep the same config keys and the same weight names.
+Llama's with biases on Q, K and V, so the two keep the same config keys and the same weight names. GPT-NeoX's and
+Phi's importers share the reading of the config (`config`, `rope_dims`: partial rotary) and the build (`loaded`).
 
 Both are decoders with pre-norm layers and a final norm, all RMSNorm (weight × x / √(mean(x²) + eps)), RoPE in the
 "halves" layout (rotate_half) at base `rope_theta`, grouped-query attention (num_key_value_heads: our n_kv_heads),
@@ -70,6 +71,22 @@ def rope_base(hf: dict, family: str) -> float:
     return theta
 
 
+def rope_dims(hf: dict, family: str, d_head: int, key: str, default: float) -> int:
+    """How many of each head's first dimensions RoPE turns (our rope_dims; 0: all of them), int(d_head × fraction)
+    as transformers counts them; the fraction is rope_parameters' partial_rotary_factor, or the family's older
+    key `key` (GPT-NeoX's rotary_pct), else `default`. A fraction that leaves no pair, or half a pair, is refused."""
+    params = hf.get("rope_parameters") if isinstance(hf.get("rope_parameters"), dict) else {}
+    named = "partial_rotary_factor" if "partial_rotary_factor" in params else key
+    fraction = params.get("partial_rotary_factor", hf.get(key, default))
+    if not NUMBER.accepts(fraction) or not 0 < fraction <= 1:
+        raise hub.refuse(family, named, "a fraction above 0 and at most 1", fraction)
+    dims = int(d_head * fraction)
+    if dims < 2 or dims % 2:
+        raise hub.refuse(family, named, f"a fraction of d_head ({d_head}) that is an even number of dimensions",
+                         fraction)
+    return 0 if dims == d_head else dims
+
+
 def _rope_type(params: dict):
     return params.get("rope_type", params.get("type", "default"))
 
@@ -83,7 +100,7 @@ def config(hf: dict, declared: hub.HubConfig, **more) -> ModelConfig:
     if d_head is not None and d_head != values["d_model"] // max(values["n_heads"], 1):
         raise hub.refuse(family, "head_dim", f"hidden_size / num_attention_heads ({values['d_model']} / "
                                              f"{values['n_heads']})", d_head)
-    values["n_kv_heads"] = values["n_kv_heads"] or 0
+    values["n_kv_heads"] = values.get("n_kv_heads") or 0  # a family without grouped-query attention has no key
     values["max_len"] = min(values["max_len"], MAX_POSITIONS)  # RoPE has no table: see the module's docstring
     if values["bos_id"] is None and values["eos_id"] is None:
         raise hub.lacks(family, "eos_token_id")
@@ -135,16 +152,23 @@ def load(path, declared: hub.HubConfig, name: str = "", **more) -> Loaded:
     ignore = tuple(f"model.layers.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
     ignore += ("lm_head.weight",) if cfg.tie_embeddings else ()  # tied: transformers reads embed_tokens
     theirs = hub.read_shaped(path, expected, {n: n for n in expected}, ignore)
+    return loaded(path, cfg, state_dict(theirs, cfg), declared.family, name)
+
+
+def loaded(path: Path, cfg: ModelConfig, ours: dict[str, torch.Tensor], family: str, name: str) -> Loaded:
+    """The decoder of `cfg` holding our tensors `ours`, with the folder's byte-level BPE tokenizer and its card."""
     model = Transformer(cfg)
-    model.load_state_dict(state_dict(theirs, cfg))
+    model.load_state_dict(ours)
     roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
     tokenizer = hub.read_tokenizer(TOKENIZER, ByteLevelBPETokenizer.load, path / TOKENIZER, roles)
     hub.check_vocab(tokenizer, cfg.tgt_vocab_size, TOKENIZER)
-    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg, declared.family), path)
+    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg, family), path)
 
 
 def card(path: Path, name: str, cfg: ModelConfig, family: str) -> str:
     heads = f"{cfg.n_heads} heads" + (f" sharing {cfg.kv_heads} key/value heads" if cfg.kv_heads != cfg.n_heads else "")
+    part = f" on {cfg.rotary_dims} of each head's {cfg.d_head} dimensions" if cfg.rope_dims else ""
+    blocks = "" if cfg.block == "sequential" else ", attention and FFN side by side in each layer"
     return hub.card(path, name, f"{family}-style language model: {cfg.n_decoder_layers} layers, {heads}, "
-                                f"{cfg.d_model} wide, RoPE (base {cfg.positional_base:g}), byte-level BPE vocabulary "
-                                f"of {cfg.tgt_vocab_size}", "decoder")
+                                f"{cfg.d_model} wide, RoPE (base {cfg.positional_base:g}){part}{blocks}, byte-level "
+                                f"BPE vocabulary of {cfg.tgt_vocab_size}", "decoder")

@@ -43,10 +43,11 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_heads: int, dropout: float = 0.0, bias: bool = True,
                  positional: str = "none", base: float = 10000.0, n_kv_heads: int = 0, out_bias: bool | None = None,
-                 rope_layout: str = "interleaved", scaled: bool = True):
+                 rope_layout: str = "interleaved", scaled: bool = True, rope_dims: int = 0):
         """n_kv_heads: key/value heads (0 = n_heads), each shared by n_heads / n_kv_heads consecutive query heads;
         out_bias: W_O's bias (None = as `bias`); rope_layout: which dimensions RoPE turns together; scaled: False
-        for a model trained without the 1/√d_k (T5, GPT-Neo)."""
+        for a model trained without the 1/√d_k (T5, GPT-Neo); rope_dims: how many of each head's first dimensions
+        RoPE turns (0 = all)."""
         super().__init__()
         self.n_heads, self.d_head = n_heads, d_model // n_heads
         self.n_kv_heads = n_kv_heads or n_heads
@@ -56,7 +57,7 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(d_model, d_model, bias=bias if out_bias is None else out_bias)
         self.dropout = nn.Dropout(dropout)
         self.positional, self.base, self.rope_layout = positional, base, rope_layout  # "rope" and "alibi" matter here
-        self.scaled = scaled
+        self.scaled, self.rope_dims = scaled, rope_dims
 
     def split(self, x: torch.Tensor, heads: int | None = None) -> torch.Tensor:
         b, n, _ = x.shape  # [b, n, heads × d_head]
@@ -72,7 +73,7 @@ class MultiHeadAttention(nn.Module):
         else:
             k, v = self.split(self.k_proj(x), kv), self.split(self.v_proj(x), kv)
             if self.positional == "rope":
-                k = rope_rotate(k, q_pos, self.base, self.rope_layout)
+                k = rope_rotate(k, q_pos, self.base, self.rope_layout, self.rope_dims)
             if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
                 k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
         if cache is not None:
@@ -98,7 +99,7 @@ class MultiHeadAttention(nn.Module):
         k, v = self.keys_values(x, memory, q_pos, cache)
         bias, recipe = position_bias or (None, None)
         if memory is None and self.positional == "rope":
-            q = rope_rotate(q, q_pos, self.base, self.rope_layout)
+            q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_dims)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments)  # [1, h, q, k]

@@ -115,7 +115,7 @@ class Layer(nn.Module):
     """Self-attention, optional cross-attention, FFN; each wrapped in residual + norm.
 
     Post-norm (the paper): x = norm(x + sublayer(x)). Pre-norm: x = x + sublayer(norm(x)).
-    Names follow nn.TransformerEncoderLayer / nn.TransformerDecoderLayer.
+    Names follow nn.TransformerEncoderLayer / nn.TransformerDecoderLayer. A parallel block (cfg.block) is `parallel`.
     """
     LEAVES = LAYER_LEAVES
 
@@ -125,11 +125,13 @@ class Layer(nn.Module):
         out_bias = cfg.bias and cfg.attn_out_bias
         self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, cfg.positional,
                                             cfg.positional_base, cfg.n_kv_heads, out_bias, cfg.rope_layout,
-                                            cfg.scale_scores)
+                                            cfg.scale_scores, cfg.rope_dims)
         self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout, cfg.bias, out_bias=out_bias,
                                              scaled=cfg.scale_scores) if cross else None
         self.ffn = FeedForward(cfg)
-        self.norm1, self.norm2 = make_norm(cfg), make_norm(cfg)
+        self.block = cfg.block
+        self.norm1 = make_norm(cfg)
+        self.norm2 = None if cfg.block == "parallel_shared" else make_norm(cfg)  # one norm feeds both blocks
         self.norm3 = make_norm(cfg) if cross else None
         self.dropout = nn.Dropout(cfg.dropout)
 
@@ -162,11 +164,26 @@ class Layer(nn.Module):
             return self.cross_attn(y, memory, memory_mask, cache=None if cache is None else cache.setdefault("cross_attn", {}))[0]
 
         record(self, "resid_pre", x)  # [b, q, d_model] what enters, so no reader re-derives it
+        if self.block != "sequential":
+            return self.parallel(x, self_block)
         x = self.sublayer(x, self_block, self.norm1, "norm1", "resid_mid")
         if self.cross_attn is not None:
             x = self.sublayer(x, cross_block, self.norm2, "norm2", "resid_cross")
             return self.sublayer(x, self.ffn, self.norm3, "norm3", "resid_post")
         return self.sublayer(x, self.ffn, self.norm2, "norm2", "resid_post")
+
+    def parallel(self, x, self_block):
+        """Both blocks read the layer's input: x + attn(norm1(x)) + ffn(norm2(x)) (GPT-NeoX's parallel residual);
+        with one shared norm, x + attn(norm1(x)) + ffn(norm1(x)) (Phi). resid_mid is x + attn, what the FFN adds to."""
+        y = self.norm1(x)
+        record(self, "norm1", y)
+        mid = x + self.drop(self_block(y))
+        record(self, "resid_mid", mid)
+        y = y if self.norm2 is None else self.norm2(x)
+        record(self, "norm2", y)  # what the FFN reads: the same vectors as norm1 when the norm is shared
+        x = mid + self.drop(self.ffn(y))
+        record(self, "resid_post", x)
+        return x
 
 
 

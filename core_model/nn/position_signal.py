@@ -20,8 +20,8 @@ from .positional import alibi_bias, alibi_slopes, rope_angles, rope_rotate
 def own_positions(model, cfg, n: int) -> dict:
     """The model's own position information over its first n positions (at most max_len), by kind.
 
-    sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, d_head/2],
-    "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
+    sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, rotary_dims/2] (d_head/2 unless
+    RoPE turns only part of each head), "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
     alibi: {"bias": [h, n, n], "slopes": [h]}; relative (T5): {side: {"buckets": [h, buckets] the side's stack's
     learned table, "bias": [h, n, n] what it adds to the scores of queries and keys at 0 … n-1}}; none: {}.
     """
@@ -31,8 +31,8 @@ def own_positions(model, cfg, n: int) -> dict:
     if cfg.positional == "rope":
         q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
         rq, rk = (rope_rotate(x.expand(1, 1, len(positions), -1), positions, cfg.positional_base,
-                              cfg.rope_layout)[0, 0] for x in (q, k))  # [n, d_head] each
-        return {"angles": rope_angles(positions, cfg.d_head, cfg.positional_base).numpy(),
+                              cfg.rope_layout, cfg.rope_dims)[0, 0] for x in (q, k))  # [n, d_head] each
+        return {"angles": rope_angles(positions, cfg.rotary_dims, cfg.positional_base).numpy(),
                 "offset": (rq @ rk.T).numpy()}  # [n, n]
     if cfg.positional == "alibi":
         return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy(),  # [h, n, n]
@@ -83,9 +83,9 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
         mean_q, mean_k = (attn.split(proj(x), heads).mean(2, keepdim=True)
                           for proj, heads in ((attn.q_proj, attn.n_heads), (attn.k_proj, attn.n_kv_heads)))
-        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout)
-                for m in (mean_q, mean_k))
-        fields = dict(angles=rope_angles(positions, cfg.d_head, cfg.positional_base).numpy())  # [n, d_head/2]
+        q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout,
+                            cfg.rope_dims) for m in (mean_q, mean_k))
+        fields = dict(angles=rope_angles(positions, cfg.rotary_dims, cfg.positional_base).numpy())  # [n, rotary/2]
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
     k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)

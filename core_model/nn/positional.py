@@ -56,12 +56,17 @@ def rope_angles(positions: torch.Tensor, d_head: int, base: float) -> torch.Tens
     return positions.to(torch.float32)[:, None] * inv_freq
 
 
-def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: str = "interleaved") -> torch.Tensor:
+def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: str = "interleaved",
+                dims: int = 0) -> torch.Tensor:
     """Rotate each pair of dimensions of x [b, h, pos, d_head] by its position's angle (RoFormer).
 
     layout "interleaved" pairs (2i, 2i+1); "halves" pairs (i, d_head/2 + i), as GPT-NeoX and Llama
     (rotate_half) lay them out. q·k of two rotated vectors then depends only on the offset between their positions.
+    dims (partial rotary, GPT-NeoX's and Phi's): only the first `dims` dimensions are turned, as a head of that width
+    would be (its own frequencies); the others pass as they are. 0: all of them.
     """
+    if 0 < dims < x.shape[-1]:
+        return torch.cat([rope_rotate(x[..., :dims], positions, base, layout), x[..., dims:]], dim=-1)
     angles = rope_angles(positions, x.shape[-1], base)  # [pos, d/2]
     cos, sin = torch.cos(angles), torch.sin(angles)
     if layout == "halves":

@@ -121,10 +121,11 @@ def read(path, roles: dict[str, str | int | None], frames_input: bool | None = N
 def _from_json(file: Path, roles: dict, frames_input: bool | None) -> HubTokenizer:
     """tokenizer.json, read as the kind its model and pre-tokenizer say."""
     try:
-        spec = json.loads(file.read_text(encoding="utf-8"))
-        model = spec["model"].get("type") if isinstance(spec, dict) and isinstance(spec.get("model"), dict) else None
-    except (ValueError, RecursionError):  # HubTokenizer.load names what is wrong with the file
-        model = None
+        spec = json.loads(_sized(file).read_text(encoding="utf-8"))
+        model = spec["model"]["type"]
+    except (ValueError, RecursionError, TypeError, KeyError):  # no JSON, or no model in it
+        raise CodedError(f"The tokenizer file {file.name} is not a Hugging Face tokenizer.", "tokenizer_not_hf",
+                         {"file": file.name}) from None
     if model == "WordPiece":
         return WordPieceTokenizer.load(file, roles, frames_input)
     if model == "BPE" and "ByteLevel" in json.dumps(spec.get("pre_tokenizer")) + json.dumps(spec.get("decoder")):

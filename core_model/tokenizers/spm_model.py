@@ -32,7 +32,8 @@ class SentencePieceModelTokenizer(MarianTokenizer):
     language_codes = False
 
     def __init__(self, model: spm.SentencePieceProcessor, specials: dict[str, int], ends_with_eos: bool = False,
-                 frames_input: bool = False, bare: spm.SentencePieceProcessor | None = None, added: tuple[str, ...] = ()):
+                 frames_input: bool = False, bare: spm.SentencePieceProcessor | None = None,
+                 added: tuple[str, ...] = ()):
         """`bare`: the same model without its dummy prefix (the ▁ it puts before a text), for `_cut`; `added`: the
         special tokens numbered after the model's pieces, in their ids' order."""
         vocab = numbered(model, added)

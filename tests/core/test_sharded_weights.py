@@ -34,7 +34,8 @@ def saved_again(base, dest, **how):
     model = transformers.AutoModelForCausalLM.from_pretrained(base, dtype=how.pop("dtype", torch.float32))
     model.save_pretrained(dest, safe_serialization=True, **how)
     for name in TOKENIZER_FILES:
-        shutil.copy(base / name, dest / name)
+        if (base / name).is_file():
+            shutil.copy(base / name, dest / name)
     return dest
 
 
@@ -82,6 +83,19 @@ def test_half_precision_weights_are_computed_in_float32(base, tmp_path, dtype):
     with torch.no_grad():
         theirs = reference(input_ids=fed.tgt).logits
     assert_activations_close(loaded.model(None, fed.tgt).detach(), theirs, "the same rounded weights in float32")
+
+
+def test_a_gpt2_in_bfloat16_shards_keeps_its_prefixed_names_and_transformers_numbers(tmp_path, hub_folder):
+    folder = saved_again(hub_folder("gpt2"), tmp_path / "gpt2-bf16", dtype=torch.bfloat16,
+                         max_shard_size="40KB")
+    assert len(list(folder.glob("model-*.safetensors"))) >= 2
+    assert all(n.startswith(("transformer.", "lm_head.")) for n in tensor_names(folder))  # GPT2LMHeadModel's names
+    loaded = checkpoints.load(folder)
+    assert loaded.config.architecture == "decoder" and "GPT-2" in loaded.card and "stored in bfloat16" in loaded.card
+    reference = transformers.AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    ids = torch.tensor([[loaded.config.bos_id, *loaded.tokenizers["tgt"].encode(SENTENCES[0])]])
+    with torch.no_grad():
+        assert_activations_close(loaded.model(None, ids), reference(input_ids=ids).logits, "GPT-2 from bfloat16")
 
 
 def broken(sharded, tmp_path, change) -> Exception:

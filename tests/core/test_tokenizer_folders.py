@@ -242,3 +242,20 @@ def test_tokens_added_after_a_gap_are_refused(vocab_folders, tmp_path):
     with pytest.raises(CodedError) as refused:
         folder_tokenizer.read(folder, {"bos": "<pad>"})
     assert (refused.value.code, refused.value.fields) == ("tokenizer_added_gap", {"file": "spiece.model", "n": 80})
+
+
+@pytest.mark.parametrize("text", ["{", '{"model": 3}', "\xff"])  # not JSON; no model; not UTF-8
+def test_a_tokenizer_json_that_is_no_tokenizer_is_refused_naming_it(tmp_path, text):
+    (tmp_path / "tokenizer.json").write_bytes(text.encode("latin-1"))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "</s>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_not_hf", {"file": "tokenizer.json"})
+
+
+def test_a_tokenizer_json_of_another_model_kind_is_refused_naming_it(tmp_path):
+    tokenizers.Tokenizer(tokenizers.models.WordLevel({"a": 0, "</s>": 1}, unk_token="a")).save(
+        str(tmp_path / "tokenizer.json"))
+    with pytest.raises(CodedError) as refused:
+        folder_tokenizer.read(tmp_path, {"eos": "</s>"})
+    assert (refused.value.code, refused.value.fields) == ("tokenizer_model_kind", {"file": "tokenizer.json",
+                                                                                   "model": "WordLevel"})

@@ -11,8 +11,13 @@ from __future__ import annotations
 from .gpt2 import GPT2
 from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
 from .marian_bart import BART, MARIAN
+from .neox import NEOX_SEQUENTIAL, PHI, PYTHIA
 from .spec import Family
 from .t5 import T5_GATED, T5_RELU
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED, MARIAN, BART,
-                                                  T5_GATED, T5_RELU)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (
+    GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED,
+    PYTHIA, NEOX_SEQUENTIAL, PHI,
+    MARIAN, BART,
+    T5_GATED, T5_RELU,
+)}

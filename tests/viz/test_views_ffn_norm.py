@@ -5,7 +5,8 @@ import pytest
 from tests.viz import fake
 from viz_app.views import ffn_norm as view
 
-CFG_POST = type("Cfg", (), {"norm_placement": "post", "norm": "layernorm", "norm_eps": 0.0, "activation": "relu"})
+CFG_POST = type("Cfg", (), {"norm_placement": "post", "norm": "layernorm", "norm_eps": 0.0, "activation": "relu",
+                            "block": "sequential"})
 
 
 def one_layer_run():
@@ -63,3 +64,11 @@ def test_formulas_name_the_activation_and_the_norm():
     ffn, norm = view.formulas(CFG_POST)
     assert r"\mathrm{ReLU}(x W_1" in ffn and r"\mathrm{Norm}(x + \mathrm{Sublayer}(x))" in norm and "LayerNorm" in norm
     assert r"\mathrm{GELU}_{\tanh}(x W_1" in view.formulas(type("Cfg", (CFG_POST,), {"activation": "gelu_tanh"}))[0]  # GPT-2's
+
+
+def test_a_parallel_layers_formula_adds_both_blocks_to_its_input():
+    pythia = type("Cfg", (CFG_POST,), {"norm_placement": "pre", "block": "parallel"})
+    phi = type("Cfg", (pythia,), {"block": "parallel_shared"})
+    assert r"x + \mathrm{Attn}(\mathrm{Norm}_1(x)) + \mathrm{FFN}(\mathrm{Norm}_2(x))" in view.formulas(pythia)[1]
+    assert r"x + \mathrm{Attn}(\mathrm{Norm}(x)) + \mathrm{FFN}(\mathrm{Norm}(x))" in view.formulas(phi)[1]
+    assert "Sublayer" not in view.formulas(phi)[1]

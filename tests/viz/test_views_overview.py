@@ -9,7 +9,7 @@ from viz_app.views.overview import BOXES, diagram, embedding_row, parameters
 
 CFG = SimpleNamespace(architecture="encoder-decoder", d_model=8, n_heads=2, d_ff=32, n_encoder_layers=3,
                       n_decoder_layers=1, tgt_vocab_size=50, positional="sinusoidal", scale_embedding=True,
-                      type_vocab_size=0, embed_norm=False)
+                      type_vocab_size=0, embed_norm=False, block="sequential")
 
 
 def traced(pos, arch, **ids):
@@ -70,6 +70,14 @@ def test_an_unscaled_model_with_learned_positions_says_so():
     d = diagram(cfg, traced(True, "encoder", src_ids=(1, 2, 3), tgt_ids=()))
     assert d.embed == ("embed.pos", "embed.type", "embed.norm") and d.attn_note is None
     assert "<embed.pos>\n<embed.type>\n<embed.norm>\n[3 × 8]" in model_diagram(d, words_of(d))
+
+
+def test_a_parallel_layer_says_so_under_its_ffn():
+    """Pythia: attention and FFN read the layer's input side by side; a sequential layer has no such line."""
+    cfg = SimpleNamespace(**{**vars(CFG), "architecture": "decoder", "positional": "rope", "block": "parallel"})
+    d = diagram(cfg, traced(False, "decoder", src_ids=(), tgt_ids=(2, 9)))
+    assert d.block_note == "block.parallel" and diagram(CFG, RUN).block_note is None
+    assert "<ffn>\n<block.parallel>\n[2 × 8]" in model_diagram(d, words_of(d))
 
 
 def test_parameters_list_each_part_and_the_total():

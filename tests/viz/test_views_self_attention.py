@@ -111,3 +111,9 @@ def test_the_window_holds_the_traces_values_and_says_the_weight_left_out():
     np.testing.assert_array_equal(s["pattern"].values, pattern[0, head, 118:182, 118:182])
     assert s["pattern"].y_labels == labels[118:182] and s["pattern"].x_labels == labels[118:182]
     assert hs.outside == pytest.approx(pattern[0, head, 150, :118].sum(), abs=1e-6) and hs.outside > 0
+
+
+def test_the_notes_say_when_rope_turns_only_part_of_each_head():
+    pythia = NS(norm_placement="pre", positional="rope", rope_dims=2)
+    assert view.notes(pythia, "self_attn") == ["x_note.pre", "rope_note", "rope_partial_note"]
+    assert view.notes(NS(**{**vars(pythia), "rope_dims": 0}), "self_attn") == ["x_note.pre", "rope_note"]

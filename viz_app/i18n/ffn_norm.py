@@ -17,6 +17,18 @@ STRINGS = {
                                    "and the stream itself is only normalized once, at the end of the stack.",
                              "zh": "本模型采用前归一化（与 GPT-2 相同）：子层读取归一化后的副本，"
                                    "残差流本身只在整个堆栈末尾归一化一次。"},
+    "ffn_norm.block.parallel": {
+        "en": "This model's layers are parallel, not sequential as in the paper: self-attention and the FFN both "
+              "read the layer's input, each through its own norm (norm1, norm2), and both outputs are added to it at "
+              "once. resid_mid (input + attention) is a partial sum here; the FFN never reads it.",
+        "zh": "本模型的层是并行的，而不是论文中的顺序结构：自注意力和前馈网络都读取本层的输入（各自经过 norm1、norm2），"
+              "两者的输出一次性加到输入上。这里的 resid_mid（输入 + 注意力）只是部分和，前馈网络并不读取它。"},
+    "ffn_norm.block.parallel_shared": {
+        "en": "This model's layers are parallel, not sequential as in the paper: one norm (norm1) feeds both "
+              "self-attention and the FFN, and both outputs are added to the layer's input at once. resid_mid "
+              "(input + attention) is a partial sum here; the FFN never reads it.",
+        "zh": "本模型的层是并行的，而不是论文中的顺序结构：同一个归一化（norm1）同时供给自注意力和前馈网络，"
+              "两者的输出一次性加到本层的输入上。这里的 resid_mid（输入 + 注意力）只是部分和，前馈网络并不读取它。"},
     "ffn_norm.formula.layernorm": {"en": "It uses LayerNorm: each token's vector is centred and divided by its "
                                          "standard deviation, then scaled by a learned γ and shifted by β.",
                                    "zh": "它使用 LayerNorm：把每个词元的向量减去均值、除以标准差，再乘以可学习的 γ 并加上 β。"},

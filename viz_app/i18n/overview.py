@@ -39,6 +39,12 @@ STRINGS = {
     "diagram.pos.relative": {"en": "+ learned relative position bias on the scores (T5)",
                              "zh": "+ 分数上学到的相对位置偏置（T5）"},
     "diagram.pos.rope": {"en": "Q, K rotated by position (RoPE)", "zh": "Q、K 按位置旋转（RoPE）"},
+    "diagram.block.parallel": {"en": "∥ side by side: attention and FFN both read the layer's input, each through "
+                                     "its own norm; x + attn + FFN",
+                               "zh": "∥ 并行：注意力与前馈网络都读取本层的输入（各自经过自己的归一化）；x + 注意力 + 前馈"},
+    "diagram.block.parallel_shared": {"en": "∥ side by side: attention and FFN both read the layer's input through "
+                                            "one shared norm; x + attn + FFN",
+                                      "zh": "∥ 并行：注意力与前馈网络通过同一个归一化读取本层的输入；x + 注意力 + 前馈"},
     "diagram.encoder": {"en": "encoder layer × {n}", "zh": "编码器层 × {n}"},
     "diagram.decoder": {"en": "decoder layer × {n}", "zh": "解码器层 × {n}"},
     "diagram.self_attn": {"en": "self-attention, {h} heads", "zh": "自注意力，{h} 个头"},

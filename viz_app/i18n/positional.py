@@ -61,6 +61,11 @@ STRINGS = {
               "angle pos·θᵢ with θᵢ = base^(−2i/d_head) (d_head = {d_head}, base {base:g}).",
         "zh": "该模型使用旋转位置编码（RoPE）：词元向量上不加任何东西。在每个注意力头内部，查询和键被分成若干维度对，"
               "第 i 对旋转 pos·θᵢ 角，θᵢ = base^(−2i/d_head)（d_head = {d_head}，底数 {base:g}）。"},
+    "positional.rope.partial": {
+        "en": "RoPE turns only the first {dims} of each head's {d_head} dimensions (partial rotary), with θᵢ = "
+              "base^(−2i/{dims}); the other dimensions carry no position. The angles below are those of its pairs.",
+        "zh": "RoPE 只旋转每个头 {d_head} 个维度中的前 {dims} 个（部分旋转），θᵢ = base^(−2i/{dims})；"
+              "其余维度不带位置信息。下图只画出这些维度对的角度。"},
     "positional.model.alibi": {
         "en": "This model uses ALiBi: nothing is added to the tokens. Each head adds −slope·|query position − key "
               "position| to its scaled scores, so distant tokens get less attention; each head has its own slope. "

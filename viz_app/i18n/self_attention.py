@@ -47,6 +47,10 @@ STRINGS = {
     "self_attention.rope_note": {
         "en": "This model uses RoPE: Q and K are rotated by their position after the projection.",
         "zh": "该模型使用 RoPE：Q 和 K 在投影之后还要按位置旋转。"},
+    "self_attention.rope_partial_note": {
+        "en": "Only the first dimensions of each head are rotated (partial rotary); the rest of Q and K carry no "
+              "position.",
+        "zh": "每个头只有前面的若干维度被旋转（部分旋转）；Q 和 K 的其余维度不带位置信息。"},
     "self_attention.alibi_note": {
         "en": "This model uses ALiBi: a distance penalty B is added to the scaled scores.",
         "zh": "该模型使用 ALiBi：缩放后的得分还要加上一个随距离增大的惩罚项 B。"},

@@ -94,6 +94,8 @@ def model_section(cfg, n: int) -> None:
                              n, cfg.max_len)
     st.write(t(f"positional.model.{own.kind}", d=cfg.d_model, d_head=cfg.d_head, base=cfg.positional_base,
                n=own.n, max_len=cfg.max_len, buckets=cfg.relative_buckets, distance=cfg.relative_max_distance))
+    if own.kind == "rope" and cfg.rotary_dims < cfg.d_head:  # partial rotary (GPT-NeoX, Phi)
+        st.caption(t("positional.rope.partial", dims=cfg.rotary_dims, d_head=cfg.d_head))
     for one in own.tables:
         where, kind = t(f"positional.side.{one.side}"), t(f"positional.kind.{'cosine' if one.cosine else 'dot'}")
         pair(one.table, one.similarity, f"positional.model.{one.side}",

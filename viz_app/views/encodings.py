@@ -28,7 +28,7 @@ class Encoding:
     model: str
     head: int
     labels: tuple[str, ...]  # [n] the tokens as this model's tokenizer splits them, with their positions
-    signal: np.ndarray  # drawn: [n, d_model] vectors added; rope: [n, d_head/2] angles mod 2π; alibi: [n, n] bias
+    signal: np.ndarray  # drawn: [n, d_model] vectors added; rope: [n, rotary_dims/2] angles mod 2π; alibi: [n, n] bias
     raw: np.ndarray  # the same numbers as computed (rope: the angles before wrapping)
     scores: np.ndarray  # [n, n] the position-only scores before the mask (÷√d_k; ALiBi: the bias itself)
     alone: np.ndarray  # [n, n] the head's attention from position alone: softmax(scores), masked if causal

@@ -113,9 +113,17 @@ ACTIVATION_LATEX = {"relu": r"\mathrm{ReLU}", "gelu": r"\mathrm{GELU}", "gelu_ta
                     "silu": r"\mathrm{SiLU}"}
 
 
+# A parallel layer (ModelConfig.block): attention and FFN both read the layer's input, one sum
+PARALLEL_LATEX = {
+    "parallel": r"x \leftarrow x + \mathrm{Attn}(\mathrm{Norm}_1(x)) + \mathrm{FFN}(\mathrm{Norm}_2(x))",
+    "parallel_shared": r"x \leftarrow x + \mathrm{Attn}(\mathrm{Norm}(x)) + \mathrm{FFN}(\mathrm{Norm}(x))",
+}
+
+
 def formulas(cfg) -> tuple[str, str]:
     """The FFN's formula with the model's activation, and where its norm sits with the norm's formula."""
     ffn = r"\mathrm{FFN}(x) = %s(x W_1 + b_1)\, W_2 + b_2" % ACTIVATION_LATEX[cfg.activation]
-    where = (r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{Norm}(x))" if cfg.norm_placement == "pre" else
-             r"x \leftarrow \mathrm{Norm}(x + \mathrm{Sublayer}(x))")
+    where = PARALLEL_LATEX.get(cfg.block) or (r"x \leftarrow x + \mathrm{Sublayer}(\mathrm{Norm}(x))"
+                                              if cfg.norm_placement == "pre" else
+                                              r"x \leftarrow \mathrm{Norm}(x + \mathrm{Sublayer}(x))")
     return ffn, where + r"\qquad" + NORM_LATEX[cfg.norm]

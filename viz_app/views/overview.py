@@ -24,12 +24,14 @@ class Diagram:
     words: tuple[tuple[str, dict], ...]  # (words key, fields of its i18n string "diagram.<key>")
     embed: tuple[str, ...]  # the words keys of the embedding boxes, a line each: what is done to a token before layer 0
     attn_note: str | None  # the words key added to every attention box: position given there (ALiBi, RoPE), or None
+    block_note: str | None = None  # the words key after the FFN line of a parallel layer (both read its input)
 
 
 BOXES = ("src_tokens", "tgt_tokens", "encoder", "decoder", "self_attn", "masked_self_attn", "cross_attn", "ffn",
          "output")
 # positions that enter in attention, not as a vector
 ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope", "relative": "pos.relative"}
+BLOCK_NOTES = {"parallel": "block.parallel", "parallel_shared": "block.parallel_shared"}  # ModelConfig.block
 
 
 def embed_words(cfg, run) -> tuple[str, ...]:
@@ -44,11 +46,11 @@ def embed_words(cfg, run) -> tuple[str, ...]:
 def diagram(cfg, run) -> Diagram:
     layers = {"encoder": cfg.n_encoder_layers, "decoder": cfg.n_decoder_layers}  # the {n} of "layer × {n}"
     fields = dict(h=cfg.n_heads, d=cfg.d_model, ff=cfg.d_ff, v=cfg.tgt_vocab_size)
-    embed, note = embed_words(cfg, run), ATTN_NOTES.get(cfg.positional)
-    keys = (*BOXES, *embed, *([note] if note else []))
+    embed, note, block = embed_words(cfg, run), ATTN_NOTES.get(cfg.positional), BLOCK_NOTES.get(cfg.block)
+    keys = (*BOXES, *embed, *(key for key in (note, block) if key))
     return Diagram(cfg.architecture, cfg.d_model, cfg.tgt_vocab_size, len(blocks.ids(run, "src")),
                    len(blocks.ids(run, "tgt")), tuple((key, {"n": layers.get(key, 0), **fields}) for key in keys),
-                   embed, note)
+                   embed, note, block)
 
 
 @dataclass(frozen=True)

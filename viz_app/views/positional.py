@@ -88,7 +88,7 @@ class OwnEncoding:
     kind: str  # sinusoidal, learned, rope, alibi, relative, none
     n: int  # positions shown: the lab's length, at most the model's max_len
     tables: tuple[OwnTable, ...] = ()  # sinusoidal (one: both sides share it) / learned (each side)
-    angles: np.ndarray | None = None  # rope: [n, d_head/2] pos·θᵢ
+    angles: np.ndarray | None = None  # rope: [n, rotary_dims/2] pos·θᵢ (d_head/2 unless RoPE turns part of a head)
     wrapped: np.ndarray | None = None  # rope: the angles in [0, 2π)
     offset: np.ndarray | None = None  # rope: [n, n] q·k of one q and one k placed at every pair of positions
     bias: np.ndarray | None = None  # alibi: [h, n, n]

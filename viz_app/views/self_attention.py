@@ -197,6 +197,7 @@ def notes(cfg, kind: str) -> list[str]:
     found = ["x_note.cross" if kind == "cross_attn" else f"x_note.{cfg.norm_placement}"]
     if cfg.positional in ("rope", "alibi", "relative") and kind == "self_attn":  # inside self-attention only
         found.append(f"{cfg.positional}_note")
+        found += ["rope_partial_note"] if cfg.positional == "rope" and cfg.rope_dims else []  # GPT-NeoX, Phi
     return found
 
 
