@@ -12,7 +12,9 @@ ARCHITECTURES = ("encoder-decoder", "encoder", "decoder")
 ACTIVATIONS = ("relu", "gelu", "gelu_tanh", "silu")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("post", "pre")
-POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "none")
+# relative: T5's learned bias per head on the self-attention scores, read from a table by the bucket of the key's
+# offset from the query (relative_buckets, relative_max_distance); no position vector is added to the tokens.
+POSITIONALS = ("sinusoidal", "learned", "rope", "alibi", "relative", "none")
 # Where the sinusoid's sines and cosines sit: interleaved as in the paper (sin at 2i, cos at 2i+1), or in halves,
 # every sine first and every cosine after (Marian's table, as fairseq and Marian's C++ lay it out).
 SINUSOIDAL_LAYOUTS = ("interleaved", "halves")
@@ -34,7 +36,7 @@ FFNS = ("plain", "gated")
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
             "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers",
             "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor", "rope_high_freq_factor",
-            "rope_original_max_len", "forced_bos_id")
+            "rope_original_max_len", "forced_bos_id", "relative_buckets", "relative_max_distance", "scale_output")
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,15 @@ class ModelConfig:
     rope_low_freq_factor: float = 1.0  # llama3: pairs with wavelength above original / low are divided by rope_factor
     rope_high_freq_factor: float = 4.0  # llama3: pairs with wavelength below original / high are kept
     rope_original_max_len: int = 8192  # llama3: the context length of pretraining, before the scaling
+    # positional "relative" (T5): how many buckets of key-minus-query offsets each stack's bias table has (half for
+    # keys before the query, half after, in the encoder; all before, in the causal decoder), and the offset from
+    # which on every offset shares the last bucket. Offsets below half a side's buckets have a bucket each, longer
+    # ones share buckets that widen logarithmically up to relative_max_distance.
+    relative_buckets: int = 32
+    relative_max_distance: int = 128
     max_len: int = 512  # the longest sequence training used, and what decoding and the app offer
     # How many positions a forward pass accepts; 0 = max_len. Only a model with no table per position
-    # (ALiBi, RoPE, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
+    # (ALiBi, RoPE, T5's relative, none) can read past max_len: lm-en, trained at 512, reads 2,048 (see its card).
     max_positions: int = 0
     scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
@@ -91,6 +99,7 @@ class ModelConfig:
     window: int = 0
     window_layers: tuple[int, ...] = ()  # decoder layer indices, ascending (a JSON list reads as a tuple)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
+    scale_output: bool = False  # the decoder's output × 1/√d_model before the output layer (T5 v1.0, tied)
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
     # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
@@ -118,6 +127,7 @@ class ModelConfig:
         yield from self._count_problems()
         yield from self._shape_problems()
         yield from self._position_problems()
+        yield from self._relative_problems()
         yield from self._number_problems()
         yield from self._stack_problems()
         yield from self._switch_problems()
@@ -193,6 +203,17 @@ class ModelConfig:
         elif n < length:
             yield f"max_positions ({n}) must be 0 or at least max_len ({length})."
 
+    def _relative_problems(self):
+        """T5's buckets: a side's exact half must hold at least one offset, and the widening half must reach past it."""
+        buckets, distance = self.relative_buckets, self.relative_max_distance
+        for name, value in (("relative_buckets", buckets), ("relative_max_distance", distance)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 4:
+                yield f"{name} is {value!r}, but must be a whole number of at least 4."
+                return
+        if distance <= buckets // 2:
+            yield (f"relative_max_distance ({distance}) must be above relative_buckets / 2 ({buckets // 2}): the "
+                   "offsets with a bucket each end there.")
+
     def _number_problems(self):
         if not (isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1):
             yield f"dropout is {self.dropout!r}, but must be a number from 0 up to (not including) 1."
@@ -221,7 +242,7 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias", "scale_scores", "qkv_bias"):
+                     "mask_padding", "ffn_bias", "scale_scores", "qkv_bias", "scale_output"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."

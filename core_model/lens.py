@@ -31,7 +31,7 @@ def layer_probs(model, trace: Trace) -> np.ndarray:
     with torch.no_grad():
         if model.decoder.final_norm is not None:  # a pre-norm stack's output is only read through it
             hidden = model.decoder.final_norm(hidden)
-        return torch.softmax(model.generator(hidden), dim=-1).numpy()  # [layers, t, vocab]
+        return torch.softmax(model.output_layer(hidden), dim=-1).numpy()  # [layers, t, vocab]
 
 
 def logit_lens(model, trace: Trace, k: int) -> Readout:

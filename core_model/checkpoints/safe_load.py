@@ -186,10 +186,12 @@ def safetensors_problem(data: bytes) -> tuple[str, str, dict] | None:
 
 def weight_count(cfg: ModelConfig) -> int:
     """A lower bound of the weights `cfg` builds (biases and norms left out): every embedding table,
-    positions and token types included, the layers, and an untied output layer."""
+    positions and token types included (and each stack's relative bias table), the layers, and an untied output
+    layer."""
     d, layers = cfg.d_model, cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder
     positions = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
     n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * d
+    n += len(cfg.sides) * cfg.relative_buckets * cfg.n_heads if cfg.positional == "relative" else 0  # T5's tables
     attention = 2 * d * (cfg.n_heads + cfg.kv_heads) * cfg.d_head  # W_Q and W_O; W_K and W_V per key/value head
     n += layers * (attention + (3 if cfg.ffn == "gated" else 2) * d * cfg.d_ff)
     n += cfg.n_decoder_layers * 4 * d * d if cfg.architecture == "encoder-decoder" else 0  # cross-attention

@@ -20,7 +20,7 @@ Adding a family touches:
 Only where the network truly lacks something, a named option in config.py (and a few lines in nn/) besides.
 """
 from ..checkpoints.registry import install
-from . import bart, bert, gemma, gpt2, gpt_neo, gpt_neox, llama, marian, mbart, mistral, opt, phi, qwen2
+from . import bart, bert, gemma, gpt2, gpt_neo, gpt_neox, llama, marian, mbart, mistral, opt, phi, qwen2, t5
 
-IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, gpt_neox, phi, gpt_neo, mistral, gemma, opt, mbart)
+IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, gpt_neox, phi, gpt_neo, mistral, gemma, opt, mbart, t5)
 install(IMPORTERS)

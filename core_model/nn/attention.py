@@ -90,16 +90,18 @@ class MultiHeadAttention(nn.Module):
         group = self.n_heads // self.n_kv_heads
         return x if group == 1 else x.repeat_interleave(group, dim=1)
 
-    def forward(self, x, memory=None, mask=None, start: int = 0, cache: dict | None = None):
+    def forward(self, x, memory=None, mask=None, start: int = 0, cache: dict | None = None, position_bias=None):
         """x [b, q, d]; memory [b, k, d] for cross-attention (None = self); → (out [b, q, d], weights).
 
         `start` is the absolute position of x's first token; `cache` keeps keys and values
         between decoding steps (self-attention appends, cross-attention computes them once).
+        `position_bias`: (bias [1, h, q, k], the recipe the trace rebuilds it from), made outside the block and
+        added to its scores (T5's relative bias, one per stack, shared by its layers), or None.
         """
         q_pos = torch.arange(start, start + x.shape[1])
         q = self.split(self.q_proj(x))  # [b, h, q, d_head]
         k, v = self.keys_values(x, memory, q_pos, cache)
-        bias = recipe = None
+        bias, recipe = position_bias or (None, None)
         if memory is None and self.positional == "rope":
             q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
         if memory is None and self.positional == "alibi":

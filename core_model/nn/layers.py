@@ -10,7 +10,7 @@ from .attention import MultiHeadAttention
 from ..config import ModelConfig
 from ..trace.hook_points import record
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
-from .positional import LearnedPositions, RopeScaling, SinusoidalPositions
+from .positional import LearnedPositions, RelativePositionBias, RopeScaling, SinusoidalPositions, as_given
 
 
 class RMSNorm(nn.Module):
@@ -153,10 +153,12 @@ class Layer(nn.Module):
         record(self, norm_name, x)
         return x
 
-    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, cache=None):
-        """x [b, q, d_model] → [b, q, d_model]; `cache` is this layer's dict of per-block caches."""
+    def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, cache=None, position_bias=None):
+        """x [b, q, d_model] → [b, q, d_model]; `cache` is this layer's dict of per-block caches; `position_bias`
+        the stack's bias for self-attention, if it has one (MultiHeadAttention.forward)."""
         def self_block(y):
-            return self.self_attn(y, mask=mask, start=start, cache=None if cache is None else cache.setdefault("self_attn", {}))[0]
+            block_cache = None if cache is None else cache.setdefault("self_attn", {})
+            return self.self_attn(y, mask=mask, start=start, cache=block_cache, position_bias=position_bias)[0]
 
         def cross_block(y):
             return self.cross_attn(y, memory, memory_mask, cache=None if cache is None else cache.setdefault("cross_attn", {}))[0]
@@ -187,20 +189,36 @@ class Layer(nn.Module):
 
 
 class Stack(nn.Module):
-    """N layers, and a final norm for pre-norm stacks (post-norm layers already end in one)."""
+    """N layers, and a final norm for pre-norm stacks (post-norm layers already end in one); with positional
+    "relative" (T5), the bias table every layer's self-attention shares, by offset buckets of both directions
+    unless the stack is `causal`."""
     LEAVES = STACK_LEAVES
 
-    def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool, local: tuple[int, ...] = ()):
-        """local: the layers whose self-attention reads `local_mask` (ModelConfig.window_layers), not `mask`."""
+    def __init__(self, cfg: ModelConfig, n_layers: int, cross: bool, causal: bool = False,
+                 local: tuple[int, ...] = ()):
+        """causal: the relative bias of a decoder (keys before the query only); local: the layers whose
+        self-attention reads `local_mask` (ModelConfig.window_layers), not `mask`."""
         super().__init__()
+        self.relative_bias = RelativePositionBias(cfg.relative_buckets, cfg.n_heads, cfg.relative_max_distance,
+                                                  bidirectional=not causal) if cfg.positional == "relative" else None
         self.layers = nn.ModuleList(Layer(cfg, cross) for _ in range(n_layers))
         self.final_norm = make_norm(cfg) if cfg.norm_placement == "pre" else None
         self.local = frozenset(local)
 
+    def position_bias(self, start: int, n: int) -> tuple | None:
+        """The relative bias [1, h, n, start + n] of queries start … start + n - 1, once for every layer, with
+        its recipe for the trace (MultiHeadAttention.forward); None without a table."""
+        if self.relative_bias is None:
+            return None
+        bias = self.relative_bias(start, n, start + n)
+        record(self, "position_bias", bias)
+        return bias, (as_given, (bias.detach(),))
+
     def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, caches=None, local_mask=None):
+        bias = self.position_bias(start, x.shape[1])
         for i, layer in enumerate(self.layers):
             here = local_mask if i in self.local else mask
-            x = layer(x, here, memory, memory_mask, start, None if caches is None else caches[i])
+            x = layer(x, here, memory, memory_mask, start, None if caches is None else caches[i], bias)
         if self.final_norm is not None:
             x = self.final_norm(x)
             record(self, "final_norm", x)

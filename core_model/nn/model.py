@@ -38,7 +38,7 @@ class Transformer(nn.Module):
             self.encoder = Stack(cfg, cfg.n_encoder_layers, cross=False)
         if cfg.has_decoder:
             self.tgt_embed = Embeddings(cfg, cfg.tgt_vocab_size)
-            self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder, local=cfg.window_layers)
+            self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder, causal=True, local=cfg.window_layers)
             self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=cfg.output_bias)
         self.reset_parameters()
         if cfg.has_decoder and cfg.tie_embeddings:
@@ -78,13 +78,18 @@ class Transformer(nn.Module):
 
     def project(self, hidden: torch.Tensor) -> torch.Tensor:
         """Decoder output [b, t, d_model] → next-token logits [b, t, vocab]; records probabilities."""
-        logits = self.generator(hidden)
+        logits = self.output_layer(hidden)
         record(self, "logits", logits)
         if wanted(self, "probs"):  # only the trace reads them: a filtered trace spares the softmax
             record(self, "probs", torch.softmax(logits, dim=-1))
         else:
             record(self, "probs", logits)  # reached, not kept: a filtered trace can name what it left out
         return logits
+
+    def output_layer(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Decoder output [..., d_model] → logits [..., vocab]: the generator, after × 1/√d_model with scale_output
+        (T5 v1.0's tied output layer)."""
+        return self.generator(hidden * self.cfg.d_model ** -0.5 if self.cfg.scale_output else hidden)
 
     def parameter_counts(self) -> dict[str, int]:
         """Trainable parameters per top-level part (src_embed, encoder, ...), a tied matrix once."""

@@ -22,7 +22,8 @@ def own_positions(model, cfg, n: int) -> dict:
 
     sinusoidal / learned: {side: [n, d_model]} for each side; rope: {"angles": [n, rotary_dims/2] (d_head/2 unless
     RoPE turns only part of each head), "offset": [n, n] (q·k of one fixed q and k placed at every pair of positions)};
-    alibi: {"bias": [h, n, n], "slopes": [h]}; none: {}.
+    alibi: {"bias": [h, n, n], "slopes": [h]}; relative (T5): {side: {"buckets": [h, buckets] the side's stack's
+    learned table, "bias": [h, n, n] what it adds to the scores of queries and keys at 0 … n-1}}; none: {}.
     """
     positions = torch.arange(min(n, cfg.max_len))
     if cfg.positional in ("sinusoidal", "learned"):
@@ -36,6 +37,10 @@ def own_positions(model, cfg, n: int) -> dict:
     if cfg.positional == "alibi":
         return {"bias": alibi_bias(cfg.n_heads, positions, positions)[0].numpy(),  # [h, n, n]
                 "slopes": alibi_slopes(cfg.n_heads).numpy()}  # [h]
+    if cfg.positional == "relative":
+        tables = {side: getattr(model, "encoder" if side == "src" else "decoder").relative_bias for side in cfg.sides}
+        return {side: {"buckets": table.weight.detach().T.numpy(), "bias": table(0, len(positions), len(positions))[0]
+                       .numpy()} for side, table in tables.items()}
     return {}
 
 

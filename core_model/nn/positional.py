@@ -158,3 +158,49 @@ def alibi_bias_range(n_heads: int, start: int, q_len: int, k_len: int) -> torch.
 @functools.lru_cache(maxsize=64)
 def _small_bias(n_heads: int, start: int, q_len: int, k_len: int) -> torch.Tensor:
     return alibi_bias(n_heads, torch.arange(start, start + q_len), torch.arange(k_len))
+
+
+def relative_buckets(offsets: torch.Tensor, bidirectional: bool, n_buckets: int, max_distance: int) -> torch.Tensor:
+    """T5's bucket of each key-minus-query offset (transformers' T5Attention._relative_position_bucket).
+
+    Bidirectional (the encoder): keys before the query (offset ≤ 0) take buckets 0 … n/2-1, keys after it n/2 … n-1;
+    causal (the decoder): only keys before the query, every bucket for them. Within a side's b buckets, distances
+    0 … b/2-1 have a bucket each; longer ones share buckets whose width grows logarithmically, and every distance
+    from max_distance on falls in the side's last bucket.
+    """
+    buckets = torch.zeros_like(offsets)
+    if bidirectional:
+        n_buckets //= 2
+        buckets += (offsets > 0).long() * n_buckets
+        distance = offsets.abs()
+    else:
+        distance = -torch.clamp(offsets, max=0)
+    exact = n_buckets // 2
+    wide = exact + (torch.log(distance.float() / exact) / math.log(max_distance / exact)
+                    * (n_buckets - exact)).long()
+    wide = torch.clamp(wide, max=n_buckets - 1)
+    return buckets + torch.where(distance < exact, distance, wide)
+
+
+class RelativePositionBias(nn.Module):
+    """T5's relative position bias of one stack: a learned scalar per head and bucket, added to every layer's
+    self-attention scores (transformers keeps the table in layer 0's relative_attention_bias; weight [buckets, h])."""
+
+    def __init__(self, n_buckets: int, n_heads: int, max_distance: int, bidirectional: bool):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(n_buckets, n_heads) * 0.02)
+        self.max_distance, self.bidirectional = max_distance, bidirectional
+
+    def buckets(self, start: int, q_len: int, k_len: int) -> torch.Tensor:
+        """The bucket [q, k] of queries at start … start + q_len - 1 and keys 0 … k_len - 1."""
+        offsets = torch.arange(k_len)[None, :] - torch.arange(start, start + q_len)[:, None]  # key - query
+        return relative_buckets(offsets, self.bidirectional, self.weight.shape[0], self.max_distance)
+
+    def forward(self, start: int, q_len: int, k_len: int) -> torch.Tensor:
+        """The bias [1, h, q, k]: head h's learned value for the bucket of each key's offset from each query."""
+        return self.weight[self.buckets(start, q_len, k_len)].permute(2, 0, 1)[None]
+
+
+def as_given(bias: torch.Tensor) -> torch.Tensor:
+    """A bias the trace keeps as computed (a recipe of its own: see trace.hook_points.derive)."""
+    return bias

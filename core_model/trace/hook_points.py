@@ -208,7 +208,7 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small), each key head
     first repeated for the `group` query heads that share it (grouped-query attention), as the forward repeats it.
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
-    and arguments the recipe names (nn.positional.alibi_bias_range). 'masked': -inf where the mask blocks, the
+    and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked': -inf where the mask blocks, the
     source elsewhere.
     """
     base, *others = (recorder[s] for s in sources)

@@ -13,7 +13,7 @@ ATTN_LEAVES = (
     # n_kv_heads with grouped-query attention (query head h reads key head ModelConfig.kv_head(h)), else h
     "v",  # [b, kv, k, d_head] values, one per key/value head as the keys
     "scores",  # [b, h, q, k] Q Kᵀ
-    "scores_scaled",  # [b, h, q, k] / √d_head (unless switched off), + the ALiBi bias
+    "scores_scaled",  # [b, h, q, k] / √d_head (unless switched off), + the ALiBi or T5 bias
     "scores_masked",  # [b, h, q, k] -inf where a query may not attend
     "pattern",  # [b, h, q, k] softmax weights: rows sum to 1 (0 for a fully blocked row)
     "z",  # [b, h, q, d_head] pattern @ V: each head's output
@@ -54,6 +54,7 @@ LAYER_LEAVES = (
 
 # What a stack records itself: `encoder.<leaf>`, `decoder.<leaf>`.
 STACK_LEAVES = (
+    "position_bias",  # [1, h, q, k] positional "relative" only (T5): the bias every layer's self-attention adds
     "final_norm",  # [b, pos, d_model] pre-norm stacks only: the last layer's output, normalized
 )
 

@@ -30,7 +30,9 @@ def toys(tmp_path_factory):
     root = tmp_path_factory.mktemp("models")
     kinds = {"toy-learned-ed": dict(positional="learned"), "toy-rope-lm": dict(architecture="decoder", positional="rope"),
              "toy-alibi-enc": dict(architecture="encoder", positional="alibi"),
-             "toy-none-lm": dict(architecture="decoder", positional="none", scale_embedding=False)}
+             "toy-none-lm": dict(architecture="decoder", positional="none", scale_embedding=False),
+             "toy-relative-ed": dict(positional="relative", norm_placement="pre", scale_scores=False,
+                                     relative_buckets=8, relative_max_distance=20)}
     for name, fields in kinds.items():
         save_toy(root / name, **fields)
     return root
@@ -165,6 +167,26 @@ def test_alibi_shows_one_bias_matrix_per_head(toy_models):
     distance = np.abs(np.arange(12)[:, None] - np.arange(12)[None, :])
     for head, slope in enumerate(alibi_slopes(TOY["n_heads"]).tolist()):
         np.testing.assert_allclose(decode(spec["data"][head]["z"]), -slope * distance, atol=1e-6)
+
+
+def test_t5s_relative_bias_shows_each_stacks_table_and_each_heads_bias(toy_models):
+    at = open_page("positional", model="toy-relative-ed", src="the cat", **{"positional.length": 12})
+    assert_clean(at)
+    model = loaders.load_model("toy-relative-ed").model
+    for side, stack in (("src", "encoder"), ("tgt", "decoder")):
+        table = getattr(model, stack).relative_bias
+        np.testing.assert_array_equal(z(at, f"positional.model.relative.{side}.buckets"), table.weight.detach().T)
+        spec = named_chart(at, f"positional.model.relative.{side}")
+        assert len(spec["data"]) == TOY["n_heads"]
+        bias = table(0, 12, 12)[0].detach().numpy()  # [h, 12, 12]
+        for head in range(TOY["n_heads"]):
+            np.testing.assert_array_equal(decode(spec["data"][head]["z"]), bias[head])
+    captions = " ".join(c.value for c in at.caption)
+    assert "tell keys before the query from keys after it" in captions and "causal mask hides it" in captions
+    assert "relative position bias" in " ".join(m.value for m in at.markdown)
+    at = open_page("positional", model="toy-relative-ed", src="the cat", lang="zh", **{"positional.length": 12})
+    assert "编码器的桶区分查询之前和之后的键" in " ".join(c.value for c in at.caption)
+    assert named_chart(at, "positional.model.relative.src.buckets")["layout"]["xaxis"]["title"]["text"] == "桶"
 
 
 def test_no_positional_encoding_is_said(toy_models):

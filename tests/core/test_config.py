@@ -15,7 +15,7 @@ BAD_VALUES = [
     ({"activation": "swish"}, "activation"),
     ({"norm": "batchnorm"}, "norm"),
     ({"norm_placement": "middle"}, "norm_placement"),
-    ({"positional": "relative"}, "positional"),
+    ({"positional": "t5-relative"}, "positional"),
     ({"d_model": 0}, "d_model"),
     ({"d_model": "64"}, "d_model"),
     ({"d_model": 64.0}, "d_model"),

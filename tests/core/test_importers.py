@@ -20,7 +20,7 @@ from viz_app.errors import message
 
 FAMILIES_READ = ("BART (bart), BERT (bert), Gemma (gemma), GPT-2 (gpt2), GPT-Neo (gpt_neo), GPT-NeoX (gpt_neox), "
                  "Llama (llama), Marian (marian), mBART (mbart), Mistral (mistral), OPT (opt), Phi (phi), "
-                 "Qwen2 (qwen2)")
+                 "Qwen2 (qwen2), T5 (t5)")
 
 
 def folder_with(path: Path, config) -> Path:

@@ -130,7 +130,8 @@ def test_recorded_shapes_follow_the_design():
 LEAVES_OF = {Embeddings: EMBED_LEAVES, Layer: LAYER_LEAVES, MultiHeadAttention: ATTN_LEAVES,
              FeedForward: FFN_LEAVES, Stack: STACK_LEAVES, Transformer: MODEL_LEAVES}
 CONFIGS = [dict(), dict(norm_placement="pre"), dict(architecture="decoder", positional="rope"),
-           dict(architecture="encoder", type_vocab_size=2, embed_norm=True, positional="learned")]
+           dict(architecture="encoder", type_vocab_size=2, embed_norm=True, positional="learned"),
+           dict(norm_placement="pre", positional="relative", scale_scores=False)]
 
 
 def test_every_recorded_name_is_a_leaf_its_module_declares():

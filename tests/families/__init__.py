@@ -17,6 +17,7 @@ from .neo import GPT_NEO, MISTRAL
 from .neox import NEOX_SEQUENTIAL, PHI, PYTHIA
 from .opt import OPT, OPT_POST
 from .spec import Family
+from .t5 import T5_GATED, T5_RELU
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
     GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED,
@@ -25,4 +26,5 @@ FAMILIES: dict[str, Family] = {f.name: f for f in (
     GPT_NEO, MISTRAL,
     OPT, OPT_POST,
     MARIAN, BART, MBART,
+    T5_GATED, T5_RELU,
 )}

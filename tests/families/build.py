@@ -21,6 +21,8 @@ def build(family: Family, dest: Path, seed: int = 0) -> Path:
         setattr(model.generation_config, key, value)
     perturb(model, family.scale)
     model.save_pretrained(dest, safe_serialization=True, **family.save)
+    if family.edit is not None:
+        family.edit(dest)
     return dest
 
 

@@ -25,3 +25,6 @@ class Family:
     # so attention is far from uniform (0: leave the init's scale)
     scale: float = 0.25
     save: dict = field(default_factory=dict)  # save_pretrained's options besides safetensors (max_shard_size: shards)
+    # edit(dest) rewrites the saved folder as the family's repositories ship it where transformers now saves it
+    # otherwise (T5 v1.1's own lm_head, which transformers 5 ties on saving); None: as saved
+    edit: Callable[[Path], None] | None = None

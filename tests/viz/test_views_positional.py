@@ -94,6 +94,14 @@ def test_alibi_bias_rows_stack_the_heads():
     np.testing.assert_array_equal(own.bias_rows[3:], bias[1])
 
 
+def test_relative_bias_keeps_each_stacks_table_and_stacks_its_heads():
+    bias = np.arange(2 * 3 * 3, dtype=np.float32).reshape(2, 3, 3)  # [h 2, 3, 3]
+    tables = {side: {"buckets": np.ones((2, 8)) * k, "bias": bias * k} for k, side in ((1, "src"), (2, "tgt"))}
+    own = own_encoding(tables, "relative", ("src", "tgt"), 3, 40)
+    assert [r.side for r in own.relative] == ["src", "tgt"] and own.relative[1].buckets[0, 0] == 2
+    np.testing.assert_array_equal(own.relative[1].bias_rows[3:], bias[1] * 2)
+
+
 def test_no_positional_encoding_has_nothing_to_show():
     own = own_encoding({}, "none", ("tgt",), 100, 40)
     assert own.kind == "none" and own.n == 40 and own.tables == () and own.bias is None and own.angles is None

@@ -36,6 +36,8 @@ STRINGS = {
     "diagram.embed.type": {"en": "+ token-type vector", "zh": "+ 词元类型向量"},
     "diagram.embed.norm": {"en": "then LayerNorm", "zh": "再做 LayerNorm"},
     "diagram.pos.alibi": {"en": "+ ALiBi distance bias on the scores", "zh": "+ 分数上的 ALiBi 距离偏置"},
+    "diagram.pos.relative": {"en": "+ learned relative position bias on the scores (T5)",
+                             "zh": "+ 分数上学到的相对位置偏置（T5）"},
     "diagram.pos.rope": {"en": "Q, K rotated by position (RoPE)", "zh": "Q、K 按位置旋转（RoPE）"},
     "diagram.block.parallel": {"en": "∥ side by side: attention and FFN both read the layer's input, each through "
                                      "its own norm; x + attn + FFN",

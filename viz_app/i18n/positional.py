@@ -84,6 +84,34 @@ STRINGS = {
               "A decoder's causal mask then hides the upper triangle.",
         "zh": "该模型使用 ALiBi：词元向量上不加任何东西。每个头在缩放后的分数上加上 −斜率·|查询位置 − 键位置|，"
               "距离越远，得到的注意力越少；每个头有自己的斜率。解码器的因果掩码还会遮住右上三角。"},
+    "positional.model.relative": {
+        "en": "This model (T5) uses a relative position bias: nothing is added to the tokens. Each head adds a "
+              "learned number to its scores, chosen by the bucket of the key's offset from the query ({buckets} "
+              "buckets): short offsets have a bucket each, longer ones share buckets that widen logarithmically, and "
+              "every offset of {distance} or more shares the last one. Each stack learns one table, which all its "
+              "layers' self-attention adds; cross-attention adds none. Its scores are not divided by √d_head.",
+        "zh": "该模型（T5）使用相对位置偏置：词元向量上不加任何东西。每个头在分数上加一个学到的数，"
+              "这个数由键相对查询的偏移所在的桶决定（共 {buckets} 个桶）：较短的偏移各占一个桶，较长的偏移按对数"
+              "逐渐变宽地共用桶，偏移达到 {distance} 及以上的都落入最后一个桶。每个栈学一张表，栈内每一层的"
+              "自注意力都加上它；交叉注意力不加。它的分数也不除以 √d_head。"},
+    "positional.relative.buckets": {"en": "Learned bias per bucket ({side}): heads × buckets",
+                                    "zh": "每个桶学到的偏置（{side}）：头 × 桶"},
+    "positional.relative.bias": {"en": "Bias added to each head's scores ({side})", "zh": "加到各个头分数上的偏置（{side}）"},
+    "positional.relative.head": {"en": "head {h}", "zh": "头 {h}"},
+    "positional.relative.caption.src": {
+        "en": "The encoder's buckets tell keys before the query from keys after it, so each head can prefer either "
+              "side. The bias depends only on the offset: it is constant along every diagonal. Each head has its own "
+              "colour range (its colour bar beside it).",
+        "zh": "编码器的桶区分查询之前和之后的键，所以每个头可以偏向任一侧。偏置只取决于偏移：沿每条对角线不变。"
+              "每个头使用自己的色标范围（色条在其右侧）。"},
+    "positional.relative.caption.tgt": {
+        "en": "The decoder's buckets are all for keys before the query: a key after it takes the bucket of offset 0, "
+              "and the causal mask hides it anyway (the upper triangle). The bias is constant along every diagonal; "
+              "each head has its own colour range.",
+        "zh": "解码器的桶都用于查询之前的键：之后的键落入偏移为 0 的桶，而且反正会被因果掩码遮住（右上三角）。"
+              "偏置沿每条对角线不变；每个头使用自己的色标范围。"},
+    "positional.axis.bucket": {"en": "bucket", "zh": "桶"},
+    "positional.axis.head": {"en": "head", "zh": "头"},
     "positional.model.none": {
         "en": "This model uses no positional encoding at all: apart from a causal mask, it cannot tell the order of its tokens.",
         "zh": "该模型完全不使用位置编码：除了因果掩码之外，它无法分辨词元的先后顺序。"},

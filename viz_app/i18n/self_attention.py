@@ -54,6 +54,11 @@ STRINGS = {
     "self_attention.alibi_note": {
         "en": "This model uses ALiBi: a distance penalty B is added to the scaled scores.",
         "zh": "该模型使用 ALiBi：缩放后的得分还要加上一个随距离增大的惩罚项 B。"},
+    "self_attention.relative_note": {
+        "en": "This model (T5) uses a relative position bias: a learned number B per head, chosen by the key's "
+              "offset from the query, is added to the scores, which are not divided by √d_k.",
+        "zh": "该模型（T5）使用相对位置偏置：得分上要加一个每个头学到的数 B，它由键相对查询的偏移决定；"
+              "得分也不除以 √d_k。"},
     "self_attention.section.input": {"en": "1. The input", "zh": "1. 输入"},
     "self_attention.section.weights": {"en": "2. This head's weights", "zh": "2. 这个头的权重"},
     "self_attention.section.qkv": {"en": "3. Queries, keys, values", "zh": "3. 查询、键、值"},

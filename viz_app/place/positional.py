@@ -93,7 +93,7 @@ def model_section(cfg, n: int) -> None:
     own = views.own_encoding(loaders.model_positions(st.session_state["model"], n), cfg.positional, cfg.sides,
                              n, cfg.max_len)
     st.write(t(f"positional.model.{own.kind}", d=cfg.d_model, d_head=cfg.d_head, base=cfg.positional_base,
-               n=own.n, max_len=cfg.max_len))
+               n=own.n, max_len=cfg.max_len, buckets=cfg.relative_buckets, distance=cfg.relative_max_distance))
     if own.kind == "rope" and cfg.rotary_dims < cfg.d_head:  # partial rotary (GPT-NeoX, Phi)
         st.caption(t("positional.rope.partial", dims=cfg.rotary_dims, d_head=cfg.d_head))
     if own.kind == "rope" and cfg.rope_scaling != "none":  # θᵢ stretched for a longer context (its angles are drawn)
@@ -111,6 +111,21 @@ def model_section(cfg, n: int) -> None:
         page.chart(head_grid(own.bias, titles, t("positional.alibi.bias"), t("positional.axis.key_pos"),
                              t("positional.axis.query_pos")), "positional.model.alibi", partial(to_csv, own.bias_rows))
         st.caption(t("positional.alibi.caption", high=max(own.slopes), low=min(own.slopes)))
+    for one in own.relative:
+        relative(one)
+
+
+def relative(one: views.OwnRelative) -> None:
+    """A stack's relative bias (T5): its learned table (heads × buckets) and what it adds over query/key positions."""
+    side = t(f"positional.side.{one.side}")
+    page.chart(matrix(one.buckets, title=t("positional.relative.buckets", side=side),
+                      x_title=t("positional.axis.bucket"), y_title=t("positional.axis.head")),
+               f"positional.model.relative.{one.side}.buckets", partial(to_csv, one.buckets))
+    titles = [t("positional.relative.head", h=h) for h in range(len(one.bias))]
+    page.chart(head_grid(one.bias, titles, t("positional.relative.bias", side=side), t("positional.axis.key_pos"),
+                         t("positional.axis.query_pos")), f"positional.model.relative.{one.side}",
+               partial(to_csv, one.bias_rows))
+    st.caption(t(f"positional.relative.caption.{one.side}"))
 
 
 def sentence_section(cfg) -> None:

@@ -29,7 +29,8 @@ class Diagram:
 
 BOXES = ("src_tokens", "tgt_tokens", "encoder", "decoder", "self_attn", "masked_self_attn", "cross_attn", "ffn",
          "output")
-ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope"}  # positions that enter in attention, not as a vector
+# positions that enter in attention, not as a vector
+ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope", "relative": "pos.relative"}
 BLOCK_NOTES = {"parallel": "block.parallel", "parallel_shared": "block.parallel_shared"}  # ModelConfig.block
 
 

@@ -74,9 +74,18 @@ class OwnTable:
 
 
 @dataclass(frozen=True)
+class OwnRelative:
+    """One stack's relative position bias (T5): its learned table and the bias it adds over query/key positions."""
+    side: str
+    buckets: np.ndarray  # [h, buckets] each head's learned value per bucket
+    bias: np.ndarray  # [h, n, n] what the heads add to the scores of a query (row) and key (column)
+    bias_rows: np.ndarray  # [h * n, n], the heads' matrices one under another
+
+
+@dataclass(frozen=True)
 class OwnEncoding:
     """The model's own position information, by kind (fields of other kinds are empty)."""
-    kind: str  # sinusoidal, learned, rope, alibi, none
+    kind: str  # sinusoidal, learned, rope, alibi, relative, none
     n: int  # positions shown: the lab's length, at most the model's max_len
     tables: tuple[OwnTable, ...] = ()  # sinusoidal (one: both sides share it) / learned (each side)
     angles: np.ndarray | None = None  # rope: [n, rotary_dims/2] pos·θᵢ (d_head/2 unless RoPE turns part of a head)
@@ -85,6 +94,7 @@ class OwnEncoding:
     bias: np.ndarray | None = None  # alibi: [h, n, n]
     bias_rows: np.ndarray | None = None  # alibi: [h * n, n], the heads' matrices one under another
     slopes: tuple[float, ...] = ()  # alibi: one per head
+    relative: tuple[OwnRelative, ...] = ()  # relative: each side's stack
 
 
 def own_encoding(own: dict, kind: str, sides, length: int, max_len: int) -> OwnEncoding:
@@ -101,6 +111,9 @@ def own_encoding(own: dict, kind: str, sides, length: int, max_len: int) -> OwnE
         bias = own["bias"]  # [h, n, n]
         return OwnEncoding(kind, n, bias=bias, bias_rows=bias.reshape(-1, bias.shape[-1]),
                            slopes=tuple(float(s) for s in own["slopes"]))
+    if kind == "relative":
+        return OwnEncoding(kind, n, relative=tuple(
+            OwnRelative(s, own[s]["buckets"], own[s]["bias"], own[s]["bias"].reshape(-1, n)) for s in sides))
     return OwnEncoding(kind, n)
 
 

@@ -102,6 +102,9 @@ MASKED = (r"\tilde S_{ij} = \begin{cases} S'_{ij} & M_{ij} = 1 \\"
           r" -\infty & M_{ij} = 0 \end{cases}")
 
 
+BIASES = {"alibi": r" + B_{\mathrm{ALiBi}}", "relative": r" + B_{\mathrm{rel}}"}  # on self-attention's scores
+
+
 def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
     """How each stage is computed, one line each."""
     src = "M" if kind == "cross_attn" else "X"
@@ -112,8 +115,8 @@ def latex(cfg, kind: str, scale: bool) -> dict[str, str]:
         return rf"{name} = \mathrm{{RoPE}}({inner})" if rope and name != "V" else f"{name} = {inner}"
 
     scaled = rf"S' = S / \sqrt{{d_k}} = S / \sqrt{{{cfg.d_head}}}" if scale else "S' = S"
-    if cfg.positional == "alibi" and kind == "self_attn":
-        scaled += r" + B_{\mathrm{ALiBi}}"
+    if cfg.positional in BIASES and kind == "self_attn":
+        scaled += BIASES[cfg.positional]
     return {
         "x": r"X \in \mathbb{R}^{n \times d_{\mathrm{model}}}",
         "memory": r"M \in \mathbb{R}^{m \times d_{\mathrm{model}}}",
@@ -189,9 +192,10 @@ def _rows(view, head: int, qs: slice, ks: slice, query: int) -> tuple:
 
 
 def notes(cfg, kind: str) -> list[str]:
-    """Which remarks (i18n keys after 'self_attention.') the block needs: where X comes from, RoPE, ALiBi."""
+    """Which remarks (i18n keys after 'self_attention.') the block needs: where X comes from, RoPE, ALiBi, T5's
+    relative bias."""
     found = ["x_note.cross" if kind == "cross_attn" else f"x_note.{cfg.norm_placement}"]
-    if cfg.positional in ("rope", "alibi") and kind == "self_attn":  # they act inside self-attention only
+    if cfg.positional in ("rope", "alibi", "relative") and kind == "self_attn":  # inside self-attention only
         found.append(f"{cfg.positional}_note")
         found += ["rope_partial_note"] if cfg.positional == "rope" and cfg.rope_dims else []  # GPT-NeoX, Phi
     return found
