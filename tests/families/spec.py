@@ -17,7 +17,9 @@ class Family:
     # config fields that follow from the tokenizer (its size, special ids)
     tokenizer: Callable[[Path], dict]
     fields: dict = field(default_factory=dict)  # the config's fields, the family's real names
-    output: str = "logits"  # transformers' output compared with our model's: "logits" or "last_hidden_state"
+    # transformers' output compared with our model's: "logits", "last_hidden_state", or "hidden_states" (the last
+    # layer's, for a model class whose task head gives logits our encoder does not compute)
+    output: str = "logits"
     # Perturb norms and biases away from 1 and 0 (a swapped norm or a missing bias shows), and scale weights by this
     # so attention is far from uniform (0: leave the init's scale)
     scale: float = 0.25

@@ -90,8 +90,6 @@ STRINGS = {
                                         "does not map; it maps: {known}.",
                                   "zh": "{file} 指明的模型结构是 {got}，{family} 导入器无法映射它的权重；"
                                         "能映射的有：{known}。"},
-    "error.bert_specials": {"en": "{file} puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.",
-                            "zh": "{file} 中 [UNK]、[CLS]、[SEP] 的编号不是 100、101、102。"},
     "error.generation_field": {"en": "{file} says {name} is not a number, which it must be.",
                                "zh": "{file} 中的 {name} 不是数字，但它必须是数字。"},
     "error.marian_positions": {"en": "{file}: {tensor} is not Marian's sinusoidal position table.",
