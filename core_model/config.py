@@ -23,7 +23,7 @@ ROPE_LAYOUTS = ("interleaved", "halves")
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores")
+            "ffn_bias", "attn_out_bias", "scale_scores", "d_embed")
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,10 @@ class ModelConfig:
     scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
     embed_norm: bool = False  # a norm right after the embedding sum (BERT)
+    # A factorised embedding: 0 = none, the embeddings are d_model wide. Else the token, position and token-type
+    # vectors (and embed_norm) are d_embed wide, and a linear layer with a bias (Embeddings.project) maps their
+    # (normalized) sum to d_model before layer 0 (ALBERT's embedding_hidden_mapping_in, ELECTRA's embeddings_project).
+    d_embed: int = 0
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
     bias: bool = True  # biases in the attention projections: Q, K, V, and W_O unless attn_out_bias is false
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
@@ -110,7 +114,7 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
+        for name in ("n_kv_heads", "d_embed", "n_encoder_layers", "n_decoder_layers", "type_vocab_size", "max_positions",
                      "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -127,8 +131,9 @@ class ModelConfig:
         if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
             yield (f"n_kv_heads ({kv}) must divide n_heads ({heads}): each key/value head serves the same number "
                    "of query heads.")
-        if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
-            yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+        width, name = (self.d_embed, "d_embed") if self.d_embed else (self.d_model, "d_model")
+        if self.positional == "sinusoidal" and isinstance(width, int) and width % 2:
+            yield f"the sinusoidal encoding pairs sines and cosines, so {name} ({width}) must be even."
 
     def _position_problems(self):
         """max_positions may only extend max_len, and only where no per-position table ends at max_len."""

@@ -184,7 +184,9 @@ def weight_count(cfg: ModelConfig) -> int:
     positions and token types included, the layers, and an untied output layer."""
     d, layers = cfg.d_model, cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder
     positions = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
-    n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * d
+    width = cfg.d_embed or d  # a factorised embedding's tables are d_embed wide, then projected to d
+    n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * width
+    n += len(cfg.sides) * width * d if cfg.d_embed else 0
     attention = 2 * d * d + 2 * d * cfg.kv_heads * cfg.d_head  # W_Q and W_O; W_K and W_V per key/value head
     n += layers * (attention + (3 if cfg.ffn == "gated" else 2) * d * cfg.d_ff)
     n += cfg.n_decoder_layers * 4 * d * d if cfg.architecture == "encoder-decoder" else 0  # cross-attention
