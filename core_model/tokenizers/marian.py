@@ -19,6 +19,17 @@ def _language_code(text: str) -> int:
     return end + 2 if end >= 0 else 0
 
 
+def processor(model: bytes, name: str) -> spm.SentencePieceProcessor:
+    """A sentencepiece model from its bytes (the file `name`); a ValueError names the file if it is none."""
+    if not model:
+        raise CodedError(f"The tokenizer model file {name} is empty.", "tokenizer_empty", {"file": name})
+    try:
+        return spm.SentencePieceProcessor(model_proto=bytes(model))
+    except (RuntimeError, OSError):
+        raise CodedError(f"The tokenizer model file {name} is not a sentencepiece model: it is corrupt or "
+                         "truncated.", "tokenizer_corrupt", {"file": name}) from None
+
+
 class MarianTokenizer(SpecialIds):
     """An imported Marian tokenizer, as transformers' MarianTokenizer reads it: a sentencepiece model
     (source.spm for the encoder's text, target.spm for the decoder's) cuts the text into pieces, and
@@ -33,6 +44,7 @@ class MarianTokenizer(SpecialIds):
     """
 
     frames_input = False
+    language_codes = True  # a leading >>fra<< is one token (a sentencepiece model read alone has none: spm_model.py)
 
     def __init__(self, processor: spm.SentencePieceProcessor, vocab: dict[str, int], specials: dict[str, int],
                  ends_with_eos: bool):
@@ -50,14 +62,7 @@ class MarianTokenizer(SpecialIds):
              name: str = "source.spm") -> "MarianTokenizer":
         """A tokenizer from a sentencepiece model's bytes (the file `name`) and vocab.json's mapping, which the
         caller has read and checked."""
-        if not model:
-            raise CodedError(f"The tokenizer model file {name} is empty.", "tokenizer_empty", {"file": name})
-        try:
-            processor = spm.SentencePieceProcessor(model_proto=bytes(model))
-        except (RuntimeError, OSError):
-            raise CodedError(f"The tokenizer model file {name} is not a sentencepiece model: it is corrupt or "
-                             "truncated.", "tokenizer_corrupt", {"file": name}) from None
-        return cls(processor, vocab, specials, ends_with_eos)
+        return cls(processor(model, name), vocab, specials, ends_with_eos)
 
     @property
     def vocab_size(self) -> int:
@@ -75,16 +80,20 @@ class MarianTokenizer(SpecialIds):
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Token ids of `text` (no bos or eos unless asked for; see `frame`)."""
         ids = []
-        for part in self._split.split(checked_text(text, "The text")):
+        for n, part in enumerate(self._split.split(checked_text(text, "The text"))):
             if part in self._special_pieces:
                 ids.append(self._special_pieces[part])
                 continue
-            code = _language_code(part)  # transformers takes it off each stretch between specials
+            code = _language_code(part) if self.language_codes else 0  # off each stretch between specials
             if code:
                 ids.append(self.piece_to_id(part[:code]))
                 part = part[code:]
-            ids += [self.piece_to_id(p) for p in self._sp.encode(part, out_type=str)]
+            ids += [self.piece_to_id(p) for p in self._cut(part, first=n == 0)]
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
+
+    def _cut(self, part: str, first: bool) -> list[str]:
+        """The pieces of one stretch of text between specials (`first`: the text's first stretch)."""
+        return self._sp.encode(part, out_type=str)
 
     def frame(self, ids: Sequence[int]) -> list[int]:
         """The ids as the model reads a text: the encoder's followed by </s>, the decoder's as they are."""

@@ -60,3 +60,40 @@ def roberta_bpe(dest: Path, vocab_size: int = 300) -> tokenizers.Tokenizer:
                                   cls_token="<s>", unk_token="<unk>", pad_token="<pad>",
                                   mask_token="<mask>").save_pretrained(dest)
     return tk
+
+
+# Sentencepiece models as the families train them: T5's unigram (pad 0, eos 1, unk 2, no bos; NFKC, extra spaces
+# dropped) and Llama 2's BPE with byte fallback (unk 0, bos 1, eos 2; the text kept as it is, digits split).
+T5_SPM = dict(model_type="unigram", vocab_size=80, pad_id=0, eos_id=1, unk_id=2, bos_id=-1)
+LLAMA2_SPM = dict(model_type="bpe", vocab_size=330, byte_fallback=True, unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
+                  normalization_rule_name="identity", remove_extra_whitespaces=False, split_digits=True,
+                  allow_whitespace_only_pieces=True)
+
+
+def spm_model(**options) -> bytes:
+    """A sentencepiece model trained on CORPUS by the sentencepiece library (options: its trainer's)."""
+    import io
+
+    import sentencepiece
+
+    out = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS), model_writer=out, hard_vocab_limit=False,
+                                             minloglevel=2, **options)
+    return out.getvalue()
+
+
+def sentencepiece(dest: Path, model: bytes, file: str, tokenizer_class: str, keep_json: bool = True,
+                  **roles) -> transformers.PreTrainedTokenizerBase:
+    """A sentencepiece-style folder as the hub has them: the model `file` (spiece.model, tokenizer.model) and
+    tokenizer_config.json naming `tokenizer_class` and the `roles`; with `keep_json`, the tokenizer.json that
+    transformers' class converts it into (Unigram, or BPE with byte fallback, spelling a space ▁) beside them."""
+    import json
+
+    dest.mkdir(parents=True, exist_ok=True)
+    (dest / file).write_bytes(model)
+    (dest / "tokenizer_config.json").write_text(json.dumps({"tokenizer_class": tokenizer_class, **roles}))
+    fast = transformers.AutoTokenizer.from_pretrained(dest)
+    if keep_json:
+        fast.save_pretrained(dest)
+        (dest / file).write_bytes(model)
+    return fast

@@ -117,6 +117,21 @@ STRINGS = {
                                "zh": "分词器文件 {file} 不是 Hugging Face 分词器。"},
     "error.tokenizer_not_byte_level": {"en": "The tokenizer file {file} is not a byte-level BPE tokenizer.",
                                        "zh": "分词器文件 {file} 不是字节级 BPE 分词器。"},
+    "error.tokenizer_not_sentencepiece": {"en": "The tokenizer file {file} is not a sentencepiece-style tokenizer "
+                                                "(Unigram or BPE writing a space as ▁).",
+                                          "zh": "分词器文件 {file} 不是 sentencepiece 风格的分词器（用 ▁ 表示空格的 "
+                                                "Unigram 或 BPE）。"},
+    "error.tokenizer_not_json": {"en": "The tokenizer file {file} is not a JSON object.",
+                                 "zh": "分词器文件 {file} 不是 JSON 对象。"},
+    "error.tokenizer_no_role": {"en": "Neither config.json nor {file} names the {role} token.",
+                                "zh": "config.json 和 {file} 都没有指明 {role} 词元。"},
+    "error.tokenizer_none": {"en": "The folder has no tokenizer: none of {files}.",
+                             "zh": "文件夹中没有分词器：{files} 一个也没有。"},
+    "error.tokenizer_model_kind": {"en": "The tokenizer file {file} has a {model} model, which is not read: only "
+                                         "byte-level BPE, WordPiece and sentencepiece-style (Unigram, or BPE writing "
+                                         "▁) are.",
+                                   "zh": "分词器文件 {file} 使用 {model} 模型，无法读取：只支持字节级 BPE、WordPiece "
+                                         "和 sentencepiece 风格（Unigram，或用 ▁ 表示空格的 BPE）。"},
     "error.tokenizer_no_special": {"en": "The tokenizer has no special token at id {id} for {role}.",
                                    "zh": "分词器中编号 {id} 处没有可充当 {role} 的特殊词元。"},
     # a zip or folder brought in
