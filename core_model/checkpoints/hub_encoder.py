@@ -5,8 +5,9 @@ BertForSequenceClassification, ElectraForPreTraining, …: the body under the fa
 beside the head's tensors, which are not mapped: the import is the encoder, its output the last hidden state).
 
 Special tokens are read, not assumed: the roles' texts from tokenizer_config.json (or special_tokens_map.json), each
-found in tokenizer.json; a [CLS] need not sit at 101. The tokenizer's padding token must be the config's
-pad_token_id, which transformers' embeddings (and RoBERTa's positions) hold as their padding index.
+found in tokenizer.json (or vocab.txt, spiece.model, …: tokenizers/folder.py); a [CLS] need not sit at 101. The
+tokenizer's padding token must be the config's pad_token_id, which transformers' embeddings (and RoBERTa's positions)
+hold as their padding index.
 """
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ from ..config import ModelConfig
 from ..nn.model import Transformer
 from . import hub
 from .hub import NUMBER, TEXT, Field
-from .safe_load import Loaded, check_size, read_json_file, tensor_names
+from ..tokenizers import folder as tokenizer_folder
+from .safe_load import Loaded, check_size, tensor_names
 
-TOKENIZER, TOKENIZER_CONFIG, SPECIAL_TOKENS_MAP = "tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"
-FILES = (TOKENIZER, TOKENIZER_CONFIG, SPECIAL_TOKENS_MAP)
+TOKENIZER = "tokenizer.json"  # the file a tokenizer's fault is named by
+FILES = tokenizer_folder.FILES  # tokenizer.json, or the vocabulary files a repository ships instead, and the roles'
 # transformers' name of the activation -> ours ("gelu" is the exact erf GELU; "gelu_new" its tanh approximation)
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "relu": "relu",
                "silu": "silu", "swish": "silu"}
@@ -61,7 +63,7 @@ LAYER = {  # in every layer, each with .weight and .bias
 UNUSED = ("pooler.dense.weight", "pooler.dense.bias", "embeddings.position_ids", "embeddings.token_type_ids")
 # The texts of the roles when tokenizer_config.json names none (BERT's, DistilBERT's, ELECTRA's)
 BERT_SPECIALS = {"pad": "[PAD]", "unk": "[UNK]", "bos": "[CLS]", "eos": "[SEP]"}
-ROLE_KEYS = {"pad": "pad_token", "unk": "unk_token", "bos": "cls_token", "eos": "sep_token"}  # ours <- its key
+ROLE_KEYS = {"pad": "pad", "unk": "unk", "bos": "cls", "eos": "sep"}  # ours <- the role tokenizer_config.json names
 
 
 def bert_names(cfg: ModelConfig) -> dict[str, str]:
@@ -95,27 +97,19 @@ def build(path: Path, cfg: ModelConfig, names: Mapping[str, str], prefix: str,
     return model.eval()
 
 
-def role_texts(path: Path, defaults: Mapping[str, str]) -> dict[str, str]:
-    """Each role's token text (pad, unk, bos = [CLS], eos = [SEP]) as the folder's tokenizer_config.json names it,
-    or else its special_tokens_map.json, or else `defaults`. A role is a string or {"content": …} (an AddedToken)."""
-    named = {}
-    for file in (SPECIAL_TOKENS_MAP, TOKENIZER_CONFIG):  # the latter wins, as transformers reads them
-        if (path / file).is_file():
-            found = read_json_file(path / file, file)
-            named.update(found if isinstance(found, dict) else {})
-    out = {}
-    for role, key in ROLE_KEYS.items():
-        value = named.get(key)
-        value = value.get("content") if isinstance(value, dict) else value
-        out[role] = value if isinstance(value, str) and value else defaults[role]
-    return out
+def roles(path: Path, defaults: Mapping[str, str]) -> dict[str, str]:
+    """Each role's token text as the folder's tokenizer files name it (tokenizer.folder.specials: pad_token,
+    unk_token, cls_token as our bos, sep_token as our eos), or else `defaults`'."""
+    named = tokenizer_folder.specials(path)
+    return {role: named.get(key) or defaults[role] for role, key in ROLE_KEYS.items()}
 
 
-def read_tokenizer(path: Path, load: Callable, defaults: Mapping[str, str], family: str, values: dict, **more):
-    """tokenizer.json read by `load` (a HubTokenizer's) with the roles the folder names (`role_texts`), as many
-    tokens as the config's vocab_size (`values`, read by the HubConfig); its padding token must be the config's
-    pad_token_id where the config has one (null or absent: the tokenizer's)."""
-    tokenizer = hub.read_tokenizer(TOKENIZER, load, path / TOKENIZER, role_texts(path, defaults), **more)
+def read_tokenizer(path: Path, defaults: Mapping[str, str], family: str, values: dict):
+    """The folder's tokenizer (tokenizer.json, or its vocabulary files: tokenizers.folder.read), framing every text
+    as the encoder reads it, with the roles its files name (`roles`), as many tokens as the config's vocab_size
+    (`values`, read by the HubConfig); its padding token must be the config's pad_token_id where the config has one
+    (null or absent: the tokenizer's)."""
+    tokenizer = hub.read_tokenizer(TOKENIZER, tokenizer_folder.read, path, roles(path, defaults), frames_input=True)
     hub.check_vocab(tokenizer, values["src_vocab_size"], TOKENIZER)
     pad_id = values.get("pad_id")
     if pad_id is not None and tokenizer.pad_id != pad_id:

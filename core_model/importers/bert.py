@@ -21,7 +21,6 @@ from ..checkpoints import hub_encoder as encoder
 from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
 from ..config import ModelConfig
-from ..tokenizers import WordPieceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("bert",), "BERT", encoder.FILES
@@ -53,7 +52,7 @@ def load(path, name: str = "") -> Loaded:
     """Load a BERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
     values = CONFIG.read(read_hf_config(path))  # before the tokenizer file: the config's fault is named first
-    tokenizer = encoder.read_tokenizer(path, WordPieceTokenizer.load, encoder.BERT_SPECIALS, FAMILY, values)
+    tokenizer = encoder.read_tokenizer(path, encoder.BERT_SPECIALS, FAMILY, values)
     cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
     model = encoder.build(path, cfg, encoder.bert_names(cfg), PREFIX)
     name = name or (MINILM if path == minilm_path() else path.name)

@@ -17,7 +17,6 @@ from ..checkpoints import hub_encoder as encoder
 from ..checkpoints.hub import TEXT, TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
 from ..config import ModelConfig
-from ..tokenizers import WordPieceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("distilbert",), "DistilBERT", encoder.FILES
@@ -59,7 +58,7 @@ def load(path, name: str = "") -> Loaded:
     """Load a DistilBERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
     values = CONFIG.read(read_hf_config(path))
-    tokenizer = encoder.read_tokenizer(path, WordPieceTokenizer.load, encoder.BERT_SPECIALS, FAMILY, values)
+    tokenizer = encoder.read_tokenizer(path, encoder.BERT_SPECIALS, FAMILY, values)
     cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
     model = encoder.build(path, cfg, name_map(cfg), PREFIX)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "DistilBERT: learned positions, WordPiece")

@@ -16,7 +16,6 @@ from ..checkpoints import hub_encoder as encoder
 from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
 from ..config import ModelConfig
-from ..tokenizers import WordPieceTokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("electra",), "ELECTRA", encoder.FILES
@@ -44,7 +43,7 @@ def load(path, name: str = "") -> Loaded:
     values = CONFIG.read(read_hf_config(path))
     if values["d_embed"] == values["d_model"]:  # transformers projects only embeddings of another width
         values["d_embed"] = 0
-    tokenizer = encoder.read_tokenizer(path, WordPieceTokenizer.load, encoder.BERT_SPECIALS, FAMILY, values)
+    tokenizer = encoder.read_tokenizer(path, encoder.BERT_SPECIALS, FAMILY, values)
     cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
     model = encoder.build(path, cfg, name_map(cfg), PREFIX)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "ELECTRA's discriminator: learned positions, "

@@ -15,7 +15,6 @@ from ..checkpoints import hub
 from ..checkpoints import hub_encoder as encoder
 from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
-from ..tokenizers import ByteLevelBPETokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("roberta",), "RoBERTa", encoder.FILES
@@ -41,7 +40,7 @@ def load(path, name: str = "") -> Loaded:
     if values["max_len"] <= offset:
         raise hub.refuse(FAMILY, "max_position_embeddings", f"more than pad_token_id + 1 ({offset})",
                          values["max_len"])
-    tokenizer = encoder.read_tokenizer(path, ByteLevelBPETokenizer.load, SPECIALS, FAMILY, values, frames_input=True)
+    tokenizer = encoder.read_tokenizer(path, SPECIALS, FAMILY, values)
     cfg = CONFIG.model_config({**values, "max_len": values["max_len"] - offset, **encoder.special_ids(tokenizer)})
     model = encoder.build(path, cfg, encoder.bert_names(cfg), PREFIX,
                           arithmetic=lambda theirs: {**theirs, POSITIONS: theirs[POSITIONS][offset:]},
