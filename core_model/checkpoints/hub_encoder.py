@@ -83,15 +83,17 @@ def read_body(path: Path, shapes: Mapping[str, tuple[int, ...]], prefix: str,
 
 
 def build(path: Path, cfg: ModelConfig, names: Mapping[str, str], prefix: str,
-          arithmetic: Callable[[dict], dict] | None = None, shapes: Mapping | None = None) -> Transformer:
+          arithmetic: Callable[[dict], dict] | None = None, shapes: Mapping | None = None,
+          unused: tuple[str, ...] = UNUSED) -> Transformer:
     """Our encoder with the body's tensors: `names` is our name <- its name (one of its tensors may fill several of
     ours: ALBERT's shared layer); `shapes` overrides the shape of some of its tensors, and `arithmetic` turns the
-    tensors read (by its names) into ours where a family stores them otherwise (RoBERTa's position offset)."""
+    tensors read (by its names) into ours where a family stores them otherwise (RoBERTa's position offset); `unused`
+    are the body's tensors left out (read_body)."""
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)
     state = model.state_dict()
     wanted = {its: tuple(state[ours].shape) for ours, its in names.items()}
-    theirs = read_body(path, {**wanted, **(shapes or {})}, prefix)
+    theirs = read_body(path, {**wanted, **(shapes or {})}, prefix, unused)
     theirs = arithmetic(theirs) if arithmetic else theirs
     model.load_state_dict({ours: theirs[its] for ours, its in names.items()})
     return model.eval()

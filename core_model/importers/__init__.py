@@ -20,7 +20,7 @@ Adding a family touches:
 Only where the network truly lacks something, a named option in config.py (and a few lines in nn/) besides.
 """
 from ..checkpoints.registry import install
-from . import bart, bert, distilbert, electra, gpt2, llama, marian, qwen2, roberta
+from . import albert, bart, bert, distilbert, electra, gpt2, llama, marian, qwen2, roberta
 
-IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, roberta, distilbert, electra)
+IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, roberta, distilbert, electra, albert)
 install(IMPORTERS)

@@ -8,9 +8,9 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 """
 from __future__ import annotations
 
-from .encoders import BERT_BASE, BERT_CLS, BERT_MLM, DISTILBERT, DISTILBERT_SIN, ELECTRA, ROBERTA
+from .encoders import ALBERT, BERT_BASE, BERT_CLS, BERT_MLM, DISTILBERT, DISTILBERT_SIN, ELECTRA, ROBERTA
 from .llama import LLAMA_GQA, LLAMA_MQA, QWEN2
 from .spec import Family
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (LLAMA_GQA, LLAMA_MQA, QWEN2, BERT_BASE, BERT_MLM, BERT_CLS,
-                                                 DISTILBERT, DISTILBERT_SIN, ROBERTA, ELECTRA)}
+                                                 DISTILBERT, DISTILBERT_SIN, ROBERTA, ELECTRA, ALBERT)}

@@ -3,8 +3,10 @@ classification head), DistilBERT (learned and sinusoidal positions), RoBERTa, EL
 A model class whose head gives logits is compared on its body's last hidden state (`output="hidden_states"`)."""
 from __future__ import annotations
 
+import string
+
 from .spec import Family
-from .tokenizers import roberta_bpe, wordpiece
+from .tokenizers import roberta_bpe, sentencepiece, spm_model, wordpiece
 
 SHAPE = dict(hidden_size=32, num_attention_heads=4, num_hidden_layers=2, intermediate_size=64,
              max_position_embeddings=128)
@@ -33,6 +35,19 @@ def roberta_tokenizer(dest):
     return {"vocab_size": roberta_bpe(dest).get_vocab_size(), "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2}
 
 
+# ALBERT's sentencepiece model: <pad> 0, <unk> 1, then [CLS], [SEP], [MASK] as control symbols (albert-base-v2's)
+ALBERT_SPM = dict(model_type="unigram", vocab_size=120, pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
+                  control_symbols=["[CLS]", "[SEP]", "[MASK]"], required_chars=string.punctuation)
+ALBERT_ROLES = dict(bos_token="[CLS]", eos_token="[SEP]", cls_token="[CLS]", sep_token="[SEP]", unk_token="<unk>",
+                    pad_token="<pad>", mask_token="[MASK]")
+
+
+def albert_tokenizer(dest):
+    """spiece.model, and the tokenizer.json AlbertTokenizer converts it into (lowercased, accents stripped)."""
+    fast = sentencepiece(dest, spm_model(**ALBERT_SPM), "spiece.model", "AlbertTokenizer", **ALBERT_ROLES)
+    return {"vocab_size": len(fast), "pad_token_id": 0, "bos_token_id": 2, "eos_token_id": 3}
+
+
 BERT_BASE = Family("bert-base", "bert", "BertConfig", "BertModel", "encoder", shuffled_tokenizer, dict(SHAPE),
                    output="last_hidden_state")
 BERT_MLM = Family("bert-mlm", "bert", "BertConfig", "BertForMaskedLM", "encoder", bert_tokenizer, dict(SHAPE),
@@ -48,3 +63,5 @@ ROBERTA = Family("roberta", "roberta", "RobertaConfig", "RobertaForMaskedLM", "e
                  dict(SHAPE, max_position_embeddings=130, type_vocab_size=1), output="hidden_states")
 ELECTRA = Family("electra", "electra", "ElectraConfig", "ElectraForPreTraining", "encoder", electra_tokenizer,
                  dict(SHAPE, embedding_size=16), output="hidden_states")
+ALBERT = Family("albert", "albert", "AlbertConfig", "AlbertForMaskedLM", "encoder", albert_tokenizer,
+                dict(SHAPE, embedding_size=16, num_hidden_layers=3), output="hidden_states")
