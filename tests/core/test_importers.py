@@ -18,8 +18,8 @@ from core_model.checkpoints.hub import INTEGER, NUMBER, SWITCH, TEXT, TOKEN_ID, 
 from core_model.importers import IMPORTERS
 from viz_app.errors import message
 
-FAMILIES_READ = ("ALBERT (albert), BART (bart), BERT (bert), DistilBERT (distilbert), ELECTRA (electra), GPT-2 (gpt2), Llama (llama), "
-                 "Marian (marian), Qwen2 (qwen2), RoBERTa (roberta)")
+FAMILIES_READ = ("ALBERT (albert), BART (bart), BERT (bert), DistilBERT (distilbert), ELECTRA (electra), "
+                 "GPT-2 (gpt2), Llama (llama), Marian (marian), Qwen2 (qwen2), RoBERTa (roberta)")
 
 
 def folder_with(path: Path, config) -> Path:
