@@ -71,3 +71,17 @@ def test_what_the_encoder_cannot_be_is_refused_naming_the_field(hub_folder, tmp_
     folder = copy_with_config(hub_folder("bert-mlm"), tmp_path / "bert", **{field: value})
     with pytest.raises(CheckpointError, match=named):
         checkpoints.load(folder)
+
+
+def test_a_folder_with_vocab_txt_instead_of_tokenizer_json_reads_the_same_ids(hub_folder, tmp_path):
+    """BERT's older repositories ship vocab.txt (one piece a line, by id) and no tokenizer.json."""
+    folder = copy_with_config(hub_folder("bert-base"), tmp_path / "bert")
+    tk = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
+    vocab = tk.get_vocab()
+    (folder / "vocab.txt").write_text("".join(f"{p}\n" for p in sorted(vocab, key=vocab.get)), encoding="utf-8")
+    (folder / "tokenizer.json").unlink()
+    ours = checkpoints.load(folder)
+    cfg, tok = ours.config, ours.tokenizers["src"]
+    assert (cfg.pad_id, cfg.unk_id, cfg.bos_id, cfg.eos_id) == (5, 2, 3, 1)
+    for text in ("The cat sat on the lazy dog.", "naïve café: 猫!"):
+        assert tok.frame(tok.encode(text)) == tk.encode(text).ids
