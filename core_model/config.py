@@ -23,7 +23,7 @@ ROPE_LAYOUTS = ("interleaved", "halves")
 FFNS = ("plain", "gated")
 # Fields added after configs were first saved: a config.json without them takes the default.
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
-            "ffn_bias", "attn_out_bias", "scale_scores", "d_embed")
+            "ffn_bias", "attn_out_bias", "scale_scores", "d_embed", "mlm_head")
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,10 @@ class ModelConfig:
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
     scale_scores: bool = True  # attention's 1/√d_k; false for a model trained without it (T5, GPT-Neo)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
+    # An encoder's masked-LM head (BERT's cls.predictions): the encoder's output is then its logits over the vocabulary,
+    # generator(norm(act(dense(h)))) (MaskedLMTransform: dense is d_model -> d_embed or d_model), the generator tied to
+    # the token embedding, with a bias; false: the encoder's output is its last hidden state.
+    mlm_head: bool = False
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
     # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
@@ -164,12 +168,14 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias", "scale_scores"):
+                     "mask_padding", "ffn_bias", "scale_scores", "mlm_head"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
         if self.tie_embeddings and self.architecture == "encoder":
             yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
+        if self.mlm_head is True and self.architecture != "encoder":
+            yield f"mlm_head is an encoder's output layer, but architecture is {self.architecture!r}."
         if self.mask_padding is False and self.has_encoder:
             yield ("mask_padding is false, but an encoder would then read its padding: only a decoder-only model, "
                    "padded on the right, may leave it unmasked.")

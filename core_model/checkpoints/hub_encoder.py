@@ -71,32 +71,50 @@ def bert_names(cfg: ModelConfig) -> dict[str, str]:
     return {**EMBEDDINGS, **hub.per_layer(LAYER, cfg.n_encoder_layers, "encoder.layers", "encoder.layer")}
 
 
-def read_body(path: Path, shapes: Mapping[str, tuple[int, ...]], prefix: str,
-              unused: tuple[str, ...] = UNUSED) -> dict[str, torch.Tensor]:
+def read_body(path: Path, shapes: Mapping[str, tuple[int, ...]], prefix: str, unused: tuple[str, ...] = UNUSED,
+              outside: frozenset = frozenset()) -> dict[str, torch.Tensor]:
     """The body's tensors by their names without `prefix` ("bert."), each checked against `shapes`. A file whose
     names start with `prefix` was saved from a model class with a task head: every tensor outside the prefix is the
-    head's (cls.predictions.*, classifier.*, lm_head.*) and is left out."""
+    head's (cls.predictions.*, classifier.*, lm_head.*) and is left out, but for those named in `outside` (a
+    masked-LM head that is mapped), which are read by their names as they are."""
     names = tensor_names(path)
     at = prefix if any(n.startswith(prefix) for n in names) else ""
-    head = tuple(n for n in names if at and not n.startswith(at))
-    return hub.read_shaped(path, shapes, {at + n: n for n in shapes}, tuple(at + n for n in unused) + head)
+    head = tuple(n for n in names if at and not n.startswith(at) and n not in outside)
+    rename = {(n if n in outside else at + n): n for n in shapes}
+    return hub.read_shaped(path, shapes, rename, tuple(at + n for n in unused) + head)
+
+
+def has_mlm_head(path: Path, hf: dict, head: Mapping[str, str]) -> bool:
+    """Whether the folder holds a masked-LM head (`head`: our name <- its name, stored outside the body's prefix),
+    its output layer tied to the token embedding, as transformers saves BertForMaskedLM: then ModelConfig.mlm_head."""
+    names = set(tensor_names(path))
+    return hf.get("tie_word_embeddings", True) is True and all(n in names for n in head.values())
 
 
 def build(path: Path, cfg: ModelConfig, names: Mapping[str, str], prefix: str,
           arithmetic: Callable[[dict], dict] | None = None, shapes: Mapping | None = None,
-          unused: tuple[str, ...] = UNUSED) -> Transformer:
+          unused: tuple[str, ...] = UNUSED, head: Mapping[str, str] | None = None) -> Transformer:
     """Our encoder with the body's tensors: `names` is our name <- its name (one of its tensors may fill several of
     ours: ALBERT's shared layer); `shapes` overrides the shape of some of its tensors, and `arithmetic` turns the
     tensors read (by its names) into ours where a family stores them otherwise (RoBERTa's position offset); `unused`
-    are the body's tensors left out (read_body)."""
+    are the body's tensors left out (read_body). With cfg.mlm_head, `head` maps the masked-LM head's tensors (our
+    name <- its name outside the prefix), its output layer being the token embedding."""
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     model = Transformer(cfg)
     state = model.state_dict()
+    head = dict(head or {}) if cfg.mlm_head else {}
+    names = {**names, **head, **({"generator.weight": names["src_embed.tok.weight"]} if head else {})}
     wanted = {its: tuple(state[ours].shape) for ours, its in names.items()}
-    theirs = read_body(path, {**wanted, **(shapes or {})}, prefix, unused)
+    theirs = read_body(path, {**wanted, **(shapes or {})}, prefix, unused, frozenset(head.values()))
     theirs = arithmetic(theirs) if arithmetic else theirs
     model.load_state_dict({ours: theirs[its] for ours, its in names.items()})
     return model.eval()
+
+
+def mlm_names(dense: str, norm: str, bias: str) -> dict[str, str]:
+    """A masked-LM head's tensors, our name <- its name: the transform's dense layer and norm, the output's bias."""
+    return {**{f"mlm.dense.{leaf}": f"{dense}.{leaf}" for leaf in ("weight", "bias")},
+            **{f"mlm.norm.{leaf}": f"{norm}.{leaf}" for leaf in ("weight", "bias")}, "generator.bias": bias}
 
 
 def roles(path: Path, defaults: Mapping[str, str]) -> dict[str, str]:

@@ -34,6 +34,8 @@ CONFIG = hub.HubConfig(
                    "AlbertForTokenClassification", "AlbertForQuestionAnswering", "AlbertForMultipleChoice"),
     fixed=encoder.FIXED)
 PREFIX = "albert."
+# its masked-LM head (AlbertForMaskedLM, AlbertForPreTraining), mapped where the folder has it (ModelConfig.mlm_head)
+MLM = encoder.mlm_names("predictions.dense", "predictions.LayerNorm", "predictions.bias")
 SPECIALS = {"pad": "<pad>", "unk": "<unk>", "bos": "[CLS]", "eos": "[SEP]"}  # where tokenizer_config.json names none
 SHARED = "encoder.albert_layer_groups.0.albert_layers.0"  # the one layer every layer is
 PROJECT = "encoder.embedding_hidden_mapping_in"
@@ -62,9 +64,11 @@ def name_map(cfg: ModelConfig) -> dict[str, str]:
 def load(path, name: str = "") -> Loaded:
     """Load an ALBERT folder as an encoder-only core_model with its sentencepiece-style tokenizer."""
     path = Path(path)
-    values = CONFIG.read(read_hf_config(path))
+    hf = read_hf_config(path)
+    values = CONFIG.read(hf)
     tokenizer = encoder.read_tokenizer(path, SPECIALS, FAMILY, values)
-    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
-    model = encoder.build(path, cfg, name_map(cfg), PREFIX, unused=UNUSED)
+    mlm = encoder.has_mlm_head(path, hf, MLM)
+    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer), "mlm_head": mlm})
+    model = encoder.build(path, cfg, name_map(cfg), PREFIX, unused=UNUSED, head=MLM)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "ALBERT: a factorised embedding, one layer's "
                                                                      "weights shared by every layer, sentencepiece")

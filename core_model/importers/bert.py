@@ -35,6 +35,9 @@ CONFIG = hub.HubConfig(
                    "BertForNextSentencePrediction"),
     fixed=encoder.FIXED)
 PREFIX = "bert."
+# its masked-LM head (BertForMaskedLM, BertForPreTraining), mapped where the folder has it (ModelConfig.mlm_head)
+MLM = encoder.mlm_names("cls.predictions.transform.dense", "cls.predictions.transform.LayerNorm",
+                        "cls.predictions.bias")
 MINILM = "all-MiniLM-L6-v2"
 
 
@@ -51,10 +54,12 @@ def minilm_path() -> Path | None:
 def load(path, name: str = "") -> Loaded:
     """Load a BERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
-    values = CONFIG.read(read_hf_config(path))  # before the tokenizer file: the config's fault is named first
+    hf = read_hf_config(path)
+    values = CONFIG.read(hf)  # before the tokenizer file: the config's fault is named first
     tokenizer = encoder.read_tokenizer(path, encoder.BERT_SPECIALS, FAMILY, values)
-    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
-    model = encoder.build(path, cfg, encoder.bert_names(cfg), PREFIX)
+    mlm = encoder.has_mlm_head(path, hf, MLM)
+    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer), "mlm_head": mlm})
+    model = encoder.build(path, cfg, encoder.bert_names(cfg), PREFIX, head=MLM)
     name = name or (MINILM if path == minilm_path() else path.name)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "BERT: learned positions, WordPiece")
 

@@ -34,6 +34,8 @@ CONFIG = hub.HubConfig(
                    "DistilBertForMultipleChoice"),
     fixed={**encoder.FIXED, "type_vocab_size": 0, "norm_eps": 1e-12})
 PREFIX = "distilbert."
+# its masked-LM head (DistilBertForMaskedLM), mapped where the folder has it (ModelConfig.mlm_head)
+MLM = encoder.mlm_names("vocab_transform", "vocab_layer_norm", "vocab_projector.bias")
 
 # our name <- its name
 EMBEDDINGS = {ours: its for ours, its in encoder.EMBEDDINGS.items() if "token_type" not in ours}
@@ -57,8 +59,10 @@ def name_map(cfg: ModelConfig) -> dict[str, str]:
 def load(path, name: str = "") -> Loaded:
     """Load a DistilBERT folder as an encoder-only core_model with its WordPiece tokenizer."""
     path = Path(path)
-    values = CONFIG.read(read_hf_config(path))
+    hf = read_hf_config(path)
+    values = CONFIG.read(hf)
     tokenizer = encoder.read_tokenizer(path, encoder.BERT_SPECIALS, FAMILY, values)
-    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer)})
-    model = encoder.build(path, cfg, name_map(cfg), PREFIX)
+    mlm = encoder.has_mlm_head(path, hf, MLM)
+    cfg = CONFIG.model_config({**values, **encoder.special_ids(tokenizer), "mlm_head": mlm})
+    model = encoder.build(path, cfg, name_map(cfg), PREFIX, head=MLM)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "DistilBERT: learned positions, WordPiece")

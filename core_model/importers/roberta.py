@@ -28,6 +28,9 @@ CONFIG = hub.HubConfig(
                    "RobertaForTokenClassification", "RobertaForQuestionAnswering", "RobertaForMultipleChoice"),
     fixed=encoder.FIXED)
 PREFIX = "roberta."
+# its masked-LM head (RobertaForMaskedLM), mapped where the folder has it (ModelConfig.mlm_head); its activation is
+# always GELU, so a RoBERTa with another hidden_act keeps only its body
+MLM = encoder.mlm_names("lm_head.dense", "lm_head.layer_norm", "lm_head.bias")
 SPECIALS = {"pad": "<pad>", "unk": "<unk>", "bos": "<s>", "eos": "</s>"}  # where tokenizer_config.json names none
 POSITIONS = encoder.EMBEDDINGS["src_embed.pos.weight"]
 
@@ -35,14 +38,17 @@ POSITIONS = encoder.EMBEDDINGS["src_embed.pos.weight"]
 def load(path, name: str = "") -> Loaded:
     """Load a RoBERTa folder as an encoder-only core_model with its byte-level BPE tokenizer."""
     path = Path(path)
-    values = CONFIG.read(read_hf_config(path))
+    hf = read_hf_config(path)
+    values = CONFIG.read(hf)
     offset = values["pad_id"] + 1  # the rows before the first real position
     if values["max_len"] <= offset:
         raise hub.refuse(FAMILY, "max_position_embeddings", f"more than pad_token_id + 1 ({offset})",
                          values["max_len"])
     tokenizer = encoder.read_tokenizer(path, SPECIALS, FAMILY, values)
-    cfg = CONFIG.model_config({**values, "max_len": values["max_len"] - offset, **encoder.special_ids(tokenizer)})
+    mlm = encoder.has_mlm_head(path, hf, MLM) and values["activation"] == "gelu"
+    cfg = CONFIG.model_config({**values, "max_len": values["max_len"] - offset, **encoder.special_ids(tokenizer),
+                               "mlm_head": mlm})
     model = encoder.build(path, cfg, encoder.bert_names(cfg), PREFIX,
                           arithmetic=lambda theirs: {**theirs, POSITIONS: theirs[POSITIONS][offset:]},
-                          shapes={POSITIONS: (cfg.max_len + offset, cfg.d_model)})
+                          shapes={POSITIONS: (cfg.max_len + offset, cfg.d_model)}, head=MLM)
     return encoder.loaded(path, name, model, cfg, tokenizer, FAMILY, "RoBERTa: learned positions, byte-level BPE")

@@ -117,6 +117,23 @@ class Embeddings(nn.Module):
 
 
 
+class MaskedLMTransform(nn.Module):
+    """A masked-LM head's transform before the output layer (BERT's cls.predictions.transform): norm(act(dense(h))),
+    [b, pos, d_model] -> [b, pos, d_embed or d_model], the token embedding's width (the output layer is tied to it)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        width = cfg.d_embed or cfg.d_model
+        self.dense = nn.Linear(cfg.d_model, width)
+        self.activation = make_activation(cfg.activation)
+        self.norm = make_norm(cfg, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(self.activation(self.dense(x)))
+
+
+
+
 class Layer(nn.Module):
     """Self-attention, optional cross-attention, FFN; each wrapped in residual + norm.
 

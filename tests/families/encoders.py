@@ -1,6 +1,7 @@
 """The encoder families: BERT under three model classes (its body alone, and under "bert." beside a masked-LM or a
 classification head), DistilBERT (learned and sinusoidal positions), RoBERTa, ELECTRA's discriminator and ALBERT.
-A model class whose head gives logits is compared on its body's last hidden state (`output="hidden_states"`)."""
+A masked-LM model class is compared on its logits (its head is mapped: ModelConfig.mlm_head); one whose head the
+import leaves out (a classifier, ELECTRA's discriminator) on its body's last hidden state (`output="hidden_states"`)."""
 from __future__ import annotations
 
 import string
@@ -50,18 +51,17 @@ def albert_tokenizer(dest):
 
 BERT_BASE = Family("bert-base", "bert", "BertConfig", "BertModel", "encoder", shuffled_tokenizer, dict(SHAPE),
                    output="last_hidden_state")
-BERT_MLM = Family("bert-mlm", "bert", "BertConfig", "BertForMaskedLM", "encoder", bert_tokenizer, dict(SHAPE),
-                  output="hidden_states")
+BERT_MLM = Family("bert-mlm", "bert", "BertConfig", "BertForMaskedLM", "encoder", bert_tokenizer, dict(SHAPE))
 BERT_CLS = Family("bert-cls", "bert", "BertConfig", "BertForSequenceClassification", "encoder", bert_tokenizer,
                   dict(SHAPE, num_labels=3), output="hidden_states")
 DISTIL = dict(dim=32, n_heads=4, n_layers=2, hidden_dim=64, max_position_embeddings=128)
 DISTILBERT = Family("distilbert", "distilbert", "DistilBertConfig", "DistilBertForMaskedLM", "encoder",
-                    distilbert_tokenizer, dict(DISTIL), output="hidden_states")
+                    distilbert_tokenizer, dict(DISTIL))
 DISTILBERT_SIN = Family("distilbert-sin", "distilbert", "DistilBertConfig", "DistilBertModel", "encoder",
                         distilbert_tokenizer, dict(DISTIL, sinusoidal_pos_embds=True), output="last_hidden_state")
 ROBERTA = Family("roberta", "roberta", "RobertaConfig", "RobertaForMaskedLM", "encoder", roberta_tokenizer,
-                 dict(SHAPE, max_position_embeddings=130, type_vocab_size=1), output="hidden_states")
+                 dict(SHAPE, max_position_embeddings=130, type_vocab_size=1))
 ELECTRA = Family("electra", "electra", "ElectraConfig", "ElectraForPreTraining", "encoder", electra_tokenizer,
                  dict(SHAPE, embedding_size=16), output="hidden_states")
 ALBERT = Family("albert", "albert", "AlbertConfig", "AlbertForMaskedLM", "encoder", albert_tokenizer,
-                dict(SHAPE, embedding_size=16, num_hidden_layers=3), output="hidden_states")
+                dict(SHAPE, embedding_size=16, num_hidden_layers=3))
