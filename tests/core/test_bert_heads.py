@@ -34,6 +34,18 @@ def test_a_body_under_bert_is_read_and_the_head_left_out(hub_folder, kind, head)
     assert (state["encoder.layers.1.ffn.linear2.bias"] == tensors["bert.encoder.layer.1.output.dense.bias"]).all()
 
 
+def test_a_masked_lm_head_is_mapped_where_the_folder_has_one_tied_to_the_embedding(hub_folder, tmp_path):
+    ours = {kind: checkpoints.load(hub_folder(kind)) for kind in ("bert-mlm", "bert-cls", "bert-base")}
+    assert [ours[k].config.mlm_head for k in ours] == [True, False, False]
+    model = ours["bert-mlm"].model
+    assert model.generator.weight is model.src_embed.tok.weight
+    bias = load_file(hub_folder("bert-mlm") / "model.safetensors")["cls.predictions.bias"]
+    assert (model.generator.bias == bias).all()
+    # an output layer of its own (not tied) is no masked-LM head the core has: the body alone, its last hidden state
+    untied = checkpoints.load(copy_with_config(hub_folder("bert-mlm"), tmp_path / "untied", tie_word_embeddings=False))
+    assert untied.config.mlm_head is False and not hasattr(untied.model, "generator")
+
+
 def test_the_special_ids_are_the_tokenizers_wherever_they_sit(hub_folder):
     folder = hub_folder("bert-base")
     tk = tokenizers.Tokenizer.from_file(str(folder / "tokenizer.json"))
