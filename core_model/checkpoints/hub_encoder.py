@@ -2,7 +2,8 @@
 distilbert.py): the paper's post-norm encoder with a LayerNorm after the embedding sum, read from a folder saved from
 the bare model (BertModel: tensors named "embeddings.…") or from a model class with a task head (BertForMaskedLM,
 BertForSequenceClassification, ElectraForPreTraining, …: the body under the family's prefix, "bert.embeddings.…",
-beside the head's tensors, which are not mapped: the import is the encoder, its output the last hidden state).
+beside the head's tensors). A masked-LM head tied to the token embedding is mapped (ModelConfig.mlm_head: the output
+is its logits); any other head (a classifier, ELECTRA's discriminator) is left out, the output the last hidden state.
 
 Special tokens are read, not assumed: the roles' texts from tokenizer_config.json (or special_tokens_map.json), each
 found in tokenizer.json (or vocab.txt, spiece.model, …: tokenizers/folder.py); a [CLS] need not sit at 101. The
@@ -119,7 +120,7 @@ def mlm_names(dense: str, norm: str, bias: str) -> dict[str, str]:
 
 def roles(path: Path, defaults: Mapping[str, str]) -> dict[str, str]:
     """Each role's token text as the folder's tokenizer files name it (tokenizer.folder.specials: pad_token,
-    unk_token, cls_token as our bos, sep_token as our eos), or else `defaults`'."""
+    unk_token, cls_token as our bos, sep_token as our eos), or else `defaults`."""
     named = tokenizer_folder.specials(path)
     return {role: named.get(key) or defaults[role] for role, key in ROLE_KEYS.items()}
 
@@ -148,6 +149,7 @@ def loaded(path: Path, name: str, model: Transformer, cfg: ModelConfig, tokenize
     """The Loaded encoder, its tokenizer on the source side, and its card."""
     card = hub.card(path, name or path.name, f"{family} encoder ({summary}): {cfg.n_encoder_layers} layers, "
                                              f"{cfg.n_heads} heads, {cfg.d_model} wide, a vocabulary of "
-                                             f"{cfg.src_vocab_size}", "encoder")
+                                             f"{cfg.src_vocab_size}"
+                                             f"{', with its masked-LM head' if cfg.mlm_head else ''}", "encoder")
     return Loaded(model, cfg, {"src": tokenizer}, card, path)
 
