@@ -50,11 +50,11 @@ def _objective(model, src_ids, tgt_ids, position: int, token: int):
     tgt = torch.tensor([list(tgt_ids)]) if tgt_ids else None
     if cfg.architecture == "encoder":
         with torch.no_grad():
-            cls = model(src, None)[0, 0]
+            cls = model.encode(src)[0][0, 0]  # the last hidden state, with or without a masked-LM head after it
         direction = cls / cls.norm()
 
         def explained(ids):
-            return model(ids, None, pad_mask=False)[:, 0] @ direction
+            return model.encode(ids, pad_mask=False)[0][:, 0] @ direction
         return src, model.src_embed.tok, explained
 
     def explained(ids):  # padding in the baseline is read as tokens (pad_mask=False), as the path needs

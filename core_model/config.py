@@ -36,7 +36,8 @@ FFNS = ("plain", "gated")
 OPTIONAL = ("max_positions", "output_bias", "mask_padding", "sinusoidal_layout", "n_kv_heads", "rope_layout", "ffn",
             "ffn_bias", "attn_out_bias", "scale_scores", "rope_dims", "block", "qkv_bias", "window", "window_layers",
             "head_dim", "rope_scaling", "rope_factor", "rope_low_freq_factor", "rope_high_freq_factor",
-            "rope_original_max_len", "forced_bos_id", "relative_buckets", "relative_max_distance", "scale_output")
+            "rope_original_max_len", "forced_bos_id", "relative_buckets", "relative_max_distance", "scale_output",
+            "d_embed", "mlm_head")
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,10 @@ class ModelConfig:
     scale_embedding: bool = True  # multiply token embeddings by sqrt(d_model), as in the paper
     tie_embeddings: bool = False  # output projection shares the target embedding matrix
     embed_norm: bool = False  # a norm right after the embedding sum (BERT)
+    # A factorised embedding: 0 = none, the embeddings are d_model wide. Else the token, position and token-type
+    # vectors (and embed_norm) are d_embed wide, and a linear layer with a bias (Embeddings.project) maps their
+    # (normalized) sum to d_model before layer 0 (ALBERT's embedding_hidden_mapping_in, ELECTRA's embeddings_project).
+    d_embed: int = 0
     type_vocab_size: int = 0  # token-type (segment) embeddings; 0 = none (BERT uses 2)
     bias: bool = True  # biases in the attention projections: Q, K, V, and W_O unless attn_out_bias is false
     attn_out_bias: bool = True  # false: no bias in W_O even where `bias` gives Q, K and V theirs (Qwen2)
@@ -100,6 +105,10 @@ class ModelConfig:
     window_layers: tuple[int, ...] = ()  # decoder layer indices, ascending (a JSON list reads as a tuple)
     output_bias: bool = True  # a bias in the output layer (GPT-2's output, tied to its embedding, has none)
     scale_output: bool = False  # the decoder's output × 1/√d_model before the output layer (T5 v1.0, tied)
+    # An encoder's masked-LM head (BERT's cls.predictions): the encoder's output is then its logits over the vocabulary,
+    # generator(norm(act(dense(h)))) (MaskedLMTransform: dense is d_model -> d_embed or d_model), the generator tied to
+    # the token embedding, with a bias; false: the encoder's output is its last hidden state.
+    mlm_head: bool = False
     # Whether keys holding pad_id are blocked. False for a vocabulary with no token kept for padding alone:
     # GPT-2 pads with <|endoftext|>, its bos and eos too, which a padding mask would hide from every query.
     # Decoder-only models only: their batches are padded on the right, where the causal mask already keeps
@@ -160,8 +169,8 @@ class ModelConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 yield f"{name} is {value!r}, but must be a whole number of at least 1."
-        for name in ("n_kv_heads", "head_dim", "rope_dims", "n_encoder_layers", "n_decoder_layers", "type_vocab_size",
-                     "max_positions", "window", "pad_id", "unk_id", "bos_id", "eos_id"):
+        for name in ("n_kv_heads", "head_dim", "rope_dims", "d_embed", "n_encoder_layers", "n_decoder_layers",
+                     "type_vocab_size", "max_positions", "window", "pad_id", "unk_id", "bos_id", "eos_id"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 yield f"{name} is {value!r}, but must be a whole number of at least 0."
@@ -179,8 +188,9 @@ class ModelConfig:
         if isinstance(kv, int) and kv > 0 and isinstance(heads, int) and heads > 0 and heads % kv:
             yield (f"n_kv_heads ({kv}) must divide n_heads ({heads}): each key/value head serves the same number "
                    "of query heads.")
-        if self.positional == "sinusoidal" and isinstance(self.d_model, int) and self.d_model % 2:
-            yield f"the sinusoidal encoding pairs sines and cosines, so d_model ({self.d_model}) must be even."
+        width, name = (self.d_embed, "d_embed") if self.d_embed else (self.d_model, "d_model")
+        if self.positional == "sinusoidal" and isinstance(width, int) and width % 2:
+            yield f"the sinusoidal encoding pairs sines and cosines, so {name} ({width}) must be even."
 
     def _rope_dims_problems(self):
         """RoPE turns pairs among the head's dimensions: rope_dims is even, at most d_head, and only RoPE has it."""
@@ -242,12 +252,14 @@ class ModelConfig:
 
     def _switch_problems(self):
         for name in ("scale_embedding", "tie_embeddings", "embed_norm", "bias", "attn_out_bias", "output_bias",
-                     "mask_padding", "ffn_bias", "scale_scores", "qkv_bias", "scale_output"):
+                     "mask_padding", "ffn_bias", "scale_scores", "qkv_bias", "scale_output", "mlm_head"):
             value = getattr(self, name)
             if not isinstance(value, bool):  # a "false" string would be truthy
                 yield f"{name} is {value!r}, but must be true or false."
         if self.tie_embeddings and self.architecture == "encoder":
             yield "tie_embeddings shares the target embedding with the output layer, which an encoder model has not got."
+        if self.mlm_head is True and self.architecture != "encoder":
+            yield f"mlm_head is an encoder's output layer, but architecture is {self.architecture!r}."
         if self.mask_padding is False and self.has_encoder:
             yield ("mask_padding is false, but an encoder would then read its padding: only a decoder-only model, "
                    "padded on the right, may leave it unmasked.")

@@ -206,12 +206,13 @@ def load(path) -> Loaded:
 
 
 def importer(model_type):
-    """The importer of a Hugging Face folder's model_type; CheckpointError naming it and the families read if none."""
+    """The importer of a Hugging Face folder's model_type; CheckpointError naming it and the model types read if
+    none."""
     found = registry.importer_for(model_type)
     if found is None:
         shown = shortened(repr(model_type), 60)
-        known = ", ".join(registry.families())
-        raise CheckpointError(f"{CONFIG} has model_type {shown}, which no importer reads; the families read are: "
+        known = ", ".join(registry.model_types())
+        raise CheckpointError(f"{CONFIG} has model_type {shown}, which no importer reads; the model types read are: "
                               f"{known}.", code="unknown_model_type",
                               fields={"file": CONFIG, "name": "model_type", "got": shown, "known": known})
     return found

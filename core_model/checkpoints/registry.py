@@ -42,12 +42,9 @@ def importer_for(model_type) -> ModuleType | None:
     return _BY_TYPE.get(model_type) if isinstance(model_type, str) else None
 
 
-def families() -> list[str]:
-    """Every family read, with the model_types it reads, by family name: ["BART (bart)", "BERT (bert)", ...]."""
-    types: dict[str, list[str]] = {}
-    for model_type, importer in _BY_TYPE.items():
-        types.setdefault(importer.FAMILY, []).append(model_type)
-    return [f"{family} ({', '.join(sorted(types[family]))})" for family in sorted(types, key=str.casefold)]
+def model_types() -> list[str]:
+    """Every config.json model_type an importer reads, sorted: what a folder's config.json must say."""
+    return sorted(_BY_TYPE)
 
 
 def files() -> tuple[str, ...]:

@@ -190,7 +190,9 @@ def weight_count(cfg: ModelConfig) -> int:
     layer."""
     d, layers = cfg.d_model, cfg.n_encoder_layers * cfg.has_encoder + cfg.n_decoder_layers * cfg.has_decoder
     positions = cfg.max_len if cfg.positional in ("sinusoidal", "learned") else 0
-    n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * d
+    width = cfg.d_embed or d  # a factorised embedding's tables are d_embed wide, then projected to d
+    n = sum(getattr(cfg, f"{side}_vocab_size") + positions + cfg.type_vocab_size for side in cfg.sides) * width
+    n += len(cfg.sides) * width * d if cfg.d_embed else 0
     n += len(cfg.sides) * cfg.relative_buckets * cfg.n_heads if cfg.positional == "relative" else 0  # T5's tables
     attention = 2 * d * (cfg.n_heads + cfg.kv_heads) * cfg.d_head  # W_Q and W_O; W_K and W_V per key/value head
     n += layers * (attention + (3 if cfg.ffn == "gated" else 2) * d * cfg.d_ff)

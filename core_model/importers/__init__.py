@@ -11,7 +11,7 @@ then load(path), with only the family's own arithmetic (GPT-2's c_attn split and
 offset). It builds on checkpoints (safe reading, limits, the shared refusals of hub.py, which name the family, and
 hub_encoder_decoder.py for the BART-derived layout), nn (the network) and tokenizers, and never on another importer
 (.importlinter). checkpoints.load dispatches on config.json's model_type through the registry installed here;
-a model_type no importer reads is refused naming it and the families read.
+a model_type no importer reads is refused naming it and the model types read.
 
 Adding a family touches:
   core_model/importers/<family>.py   the new module;
@@ -20,7 +20,9 @@ Adding a family touches:
 Only where the network truly lacks something, a named option in config.py (and a few lines in nn/) besides.
 """
 from ..checkpoints.registry import install
-from . import bart, bert, gemma, gpt2, gpt_neo, gpt_neox, llama, marian, mbart, mistral, opt, phi, qwen2, t5
+from . import (albert, bart, bert, distilbert, electra, gemma, gpt2, gpt_neo, gpt_neox, llama, marian, mbart, mistral,
+               opt, phi, qwen2, roberta, t5)
 
-IMPORTERS = (bert, gpt2, marian, bart, llama, qwen2, gpt_neox, phi, gpt_neo, mistral, gemma, opt, mbart, t5)
+IMPORTERS = (bert, roberta, distilbert, electra, albert, gpt2, gpt_neo, gpt_neox, phi, opt, llama, qwen2, mistral, gemma,
+             marian, bart, mbart, t5)
 install(IMPORTERS)

@@ -25,10 +25,11 @@ class RMSNorm(nn.Module):
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
 
 
-def make_norm(cfg: ModelConfig) -> nn.Module:
+def make_norm(cfg: ModelConfig, width: int = 0) -> nn.Module:
+    """The config's norm over `width` features (0: d_model)."""
     if cfg.norm == "rmsnorm":
-        return RMSNorm(cfg.d_model, cfg.norm_eps)
-    return nn.LayerNorm(cfg.d_model, eps=cfg.norm_eps)
+        return RMSNorm(width or cfg.d_model, cfg.norm_eps)
+    return nn.LayerNorm(width or cfg.d_model, eps=cfg.norm_eps)
 
 
 def make_activation(name: str) -> nn.Module:
@@ -70,20 +71,23 @@ class FeedForward(nn.Module):
 
 
 class Embeddings(nn.Module):
-    """Token vector (× √d_model if configured) + position vector (+ token type), then dropout."""
+    """Token vector (× √d_model if configured) + position vector (+ token type), then dropout; a factorised
+    embedding (cfg.d_embed) sums d_embed-wide vectors and projects them to d_model."""
     LEAVES = EMBED_LEAVES
 
     def __init__(self, cfg: ModelConfig, vocab_size: int):
         super().__init__()
         self.cfg = cfg
-        self.tok = nn.Embedding(vocab_size, cfg.d_model)
+        width = cfg.d_embed or cfg.d_model
+        self.tok = nn.Embedding(vocab_size, width)
         self.pos = None  # RoPE and ALiBi act inside attention instead
         if cfg.positional == "sinusoidal":
-            self.pos = SinusoidalPositions(cfg.max_len, cfg.d_model, cfg.positional_base, cfg.sinusoidal_layout)
+            self.pos = SinusoidalPositions(cfg.max_len, width, cfg.positional_base, cfg.sinusoidal_layout)
         elif cfg.positional == "learned":
-            self.pos = LearnedPositions(cfg.max_len, cfg.d_model)
-        self.token_type = nn.Embedding(cfg.type_vocab_size, cfg.d_model) if cfg.type_vocab_size else None
-        self.norm = make_norm(cfg) if cfg.embed_norm else None
+            self.pos = LearnedPositions(cfg.max_len, width)
+        self.token_type = nn.Embedding(cfg.type_vocab_size, width) if cfg.type_vocab_size else None
+        self.norm = make_norm(cfg, width) if cfg.embed_norm else None
+        self.project = nn.Linear(width, cfg.d_model) if cfg.d_embed else None  # d_embed -> d_model
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, ids: torch.Tensor, start: int = 0, token_types: torch.Tensor | None = None):
@@ -105,8 +109,27 @@ class Embeddings(nn.Module):
             x = self.norm(x)
         if self.training:  # nn.Dropout is the identity in eval mode; skipping its call spares the overhead
             x = self.dropout(x)
+        if self.project is not None:
+            x = self.project(x)  # [b, pos, d_model]
         record(self, "out", x)
         return x
+
+
+
+
+class MaskedLMTransform(nn.Module):
+    """A masked-LM head's transform before the output layer (BERT's cls.predictions.transform): norm(act(dense(h))),
+    [b, pos, d_model] -> [b, pos, d_embed or d_model], the token embedding's width (the output layer is tied to it)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        width = cfg.d_embed or cfg.d_model
+        self.dense = nn.Linear(cfg.d_model, width)
+        self.activation = make_activation(cfg.activation)
+        self.norm = make_norm(cfg, width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.norm(self.activation(self.dense(x)))
 
 
 

@@ -7,7 +7,7 @@ from torch import nn
 from ..config import ModelConfig
 from ..trace.hook_points import record, set_paths, wanted
 from ..trace.names import MODEL_LEAVES
-from .layers import Embeddings, Stack
+from .layers import Embeddings, MaskedLMTransform, Stack
 from .masks import causal_mask, combine, padding_mask
 
 
@@ -36,6 +36,9 @@ class Transformer(nn.Module):
         if cfg.has_encoder:
             self.src_embed = Embeddings(cfg, cfg.src_vocab_size)
             self.encoder = Stack(cfg, cfg.n_encoder_layers, cross=False)
+            if cfg.mlm_head:  # an encoder's output layer over its vocabulary (ModelConfig.mlm_head)
+                self.mlm = MaskedLMTransform(cfg)
+                self.generator = nn.Linear(cfg.d_embed or cfg.d_model, cfg.src_vocab_size)
         if cfg.has_decoder:
             self.tgt_embed = Embeddings(cfg, cfg.tgt_vocab_size)
             self.decoder = Stack(cfg, cfg.n_decoder_layers, cross=cfg.has_encoder, causal=True, local=cfg.window_layers)
@@ -43,6 +46,8 @@ class Transformer(nn.Module):
         self.reset_parameters()
         if cfg.has_decoder and cfg.tie_embeddings:
             self.generator.weight = self.tgt_embed.tok.weight
+        if cfg.mlm_head:
+            self.generator.weight = self.src_embed.tok.weight
         set_paths(self)
 
     def reset_parameters(self) -> None:
@@ -77,7 +82,8 @@ class Transformer(nn.Module):
         return out
 
     def project(self, hidden: torch.Tensor) -> torch.Tensor:
-        """Decoder output [b, t, d_model] → next-token logits [b, t, vocab]; records probabilities."""
+        """Decoder output [b, t, d_model] → next-token logits [b, t, vocab] (a masked-LM head's transformed encoder
+        output: its logits at every position); records probabilities."""
         logits = self.output_layer(hidden)
         record(self, "logits", logits)
         if wanted(self, "probs"):  # only the trace reads them: a filtered trace spares the softmax
@@ -103,14 +109,14 @@ class Transformer(nn.Module):
         return KVCache(self.cfg.n_decoder_layers)
 
     def forward(self, src=None, tgt=None, pad_mask: bool = True, token_types=None):
-        """Logits [b, t, vocab] for models with a decoder; encoder output [b, s, d] otherwise."""
+        """Logits [b, t, vocab] for models with a decoder (or a masked-LM head); encoder output [b, s, d] otherwise."""
         memory = memory_mask = None
         if self.cfg.has_encoder:
             if src is None:
                 raise ValueError("this model has an encoder, so it needs source ids.")
             memory, memory_mask = self.encode(src, pad_mask, token_types)
-            if not self.cfg.has_decoder:
-                return memory
+            if not self.cfg.has_decoder:  # the last hidden state, or a masked-LM head's logits over it
+                return self.project(self.mlm(memory)) if self.cfg.mlm_head else memory
         if tgt is None:
             raise ValueError("this model has a decoder, so it needs target ids.")
         return self.project(self.decode(tgt, memory, memory_mask, pad_mask))

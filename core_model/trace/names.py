@@ -29,12 +29,13 @@ FFN_LEAVES = (
 
 
 # What an embedding stage records, in order: `src_embed.<leaf>` (encoder input), `tgt_embed.<leaf>` (decoder input).
+# A factorised embedding (ModelConfig.d_embed: ALBERT, ELECTRA) has tok, scaled, pos and type d_embed wide.
 EMBED_LEAVES = (
     "tok",  # [b, pos, d_model] the token vectors
     "scaled",  # [b, pos, d_model] × √d_model if the config scales embeddings, else tok itself
     "pos",  # [1, pos, d_model] sinusoidal or learned positions only (RoPE and ALiBi act inside attention)
     "type",  # [b, pos, d_model] token-type vectors, only if the config has them (BERT)
-    "out",  # [b, pos, d_model] the sum (normalized, with embed_norm), what layer 0 reads
+    "out",  # [b, pos, d_model] the sum (normalized, with embed_norm; projected, with d_embed), what layer 0 reads
 )
 
 

@@ -47,6 +47,11 @@ BAD_VALUES = [
     ({"d_model": 30, "n_heads": 4}, "n_heads"),  # 30 dimensions do not split into 4 heads
     ({"d_model": 24, "n_heads": 8, "positional": "rope"}, "n_heads"),  # d_head 3 is odd
     ({"d_model": 15, "n_heads": 3}, "d_model"),  # sinusoid pairs need an even d_model
+    ({"d_embed": -1}, "d_embed"),
+    ({"d_embed": 16.0}, "d_embed"),
+    ({"d_embed": 15}, "d_embed"),  # a factorised embedding's sinusoid is d_embed wide: it must be even
+    ({"mlm_head": True}, "mlm_head"),  # an encoder's output layer: the default architecture has a decoder's
+    ({"architecture": "encoder", "mlm_head": "yes"}, "mlm_head"),
     ({"n_encoder_layers": 0}, "n_encoder_layers"),
     ({"n_decoder_layers": 0}, "n_decoder_layers"),
     ({"architecture": "encoder", "n_encoder_layers": 0}, "n_encoder_layers"),
@@ -89,6 +94,7 @@ def test_config_is_frozen():
                 activation="gelu", tie_embeddings=True, dropout=0.0, positional_base=500.0),
     ModelConfig(architecture="encoder", positional="learned", embed_norm=True, type_vocab_size=2,
                 norm_eps=1e-12, bias=False),
+    ModelConfig(architecture="encoder", positional="learned", embed_norm=True, d_embed=16, mlm_head=True),
 ])
 def test_round_trip_through_json(cfg):
     text = json.dumps(cfg.to_dict())

@@ -59,10 +59,11 @@ def test_no_mix_of_pieces_and_bytes_ever_shows_a_broken_glyph(tok):
 
 
 def test_wordpiece_has_no_byte_pieces_so_decode_visible_is_decode():
+    from core_model.checkpoints import hub_encoder
     from core_model.importers import bert
 
     if bert.minilm_path() is None:
         pytest.skip("all-MiniLM-L6-v2 is not installed")
-    wp = WordPieceTokenizer.load(bert.minilm_path() / "tokenizer.json", bert.SPECIALS)
+    wp = WordPieceTokenizer.load(bert.minilm_path() / "tokenizer.json", hub_encoder.BERT_SPECIALS)
     ids = [wp.bos_id] + wp.encode("The café is open") + [wp.eos_id]
     assert wp.decode_visible(ids) == wp.decode(ids) == "the cafe is open"

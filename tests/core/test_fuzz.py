@@ -225,7 +225,7 @@ def fuzz_folder(tmp_path_factory):
 @pytest.fixture(scope="module")
 def built_configs():
     """The configs of every model the loaders build while this module's fuzz runs."""
-    import core_model.importers.bert as bert_module
+    import core_model.checkpoints.hub_encoder as encoder_module  # BERT's build (the fuzz's MiniLM folder)
 
     made, real = [], folder.Transformer
 
@@ -235,7 +235,7 @@ def built_configs():
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(folder, "Transformer", spy)
-        mp.setattr(bert_module, "Transformer", spy)
+        mp.setattr(encoder_module, "Transformer", spy)
         yield made
 
 

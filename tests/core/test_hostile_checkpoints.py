@@ -19,7 +19,7 @@ import pytest
 
 from core_model import checkpoints
 from core_model.importers import bert
-from core_model.checkpoints import folder, probe
+from core_model.checkpoints import folder, hub_encoder, probe
 from core_model.decoding import beam_search, greedy
 from core_model.messages import MAX_MESSAGE
 from core_model.nn.model import Transformer
@@ -124,7 +124,7 @@ def built(monkeypatch):
         return Transformer(cfg)
 
     monkeypatch.setattr(folder, "Transformer", spy)
-    monkeypatch.setattr(bert, "Transformer", spy)
+    monkeypatch.setattr(hub_encoder, "Transformer", spy)  # where the BERT-derived importers build theirs
     return made
 
 

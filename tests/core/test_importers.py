@@ -1,6 +1,6 @@
 """The importers as a registry (core_model/importers, checkpoints/registry.py, checkpoints/hub.py): each family
 declares what it reads, checkpoints.load dispatches on config.json's model_type alone, a model_type no importer
-reads is refused naming it and the families read, and the shared config table refuses naming the field.
+reads is refused naming it and the model types read, and the shared config table refuses naming the field.
 
 The folders here hold a config.json written in the test and nothing else: every refusal tested comes before a
 tensor or tokenizer file is read."""
@@ -18,9 +18,8 @@ from core_model.checkpoints.hub import INTEGER, NUMBER, SWITCH, TEXT, TOKEN_ID, 
 from core_model.importers import IMPORTERS
 from viz_app.errors import message
 
-FAMILIES_READ = ("BART (bart), BERT (bert), Gemma (gemma), GPT-2 (gpt2), GPT-Neo (gpt_neo), GPT-NeoX (gpt_neox), "
-                 "Llama (llama), Marian (marian), mBART (mbart), Mistral (mistral), OPT (opt), Phi (phi), "
-                 "Qwen2 (qwen2), T5 (t5)")
+TYPES_READ = ("albert, bart, bert, distilbert, electra, gemma, gpt2, gpt_neo, gpt_neox, llama, marian, mbart, mistral, "
+              "opt, phi, qwen2, roberta, t5")
 
 
 def folder_with(path: Path, config) -> Path:
@@ -40,23 +39,23 @@ def refusal(path: Path) -> CheckpointError:
 
 def test_a_model_type_no_importer_reads_is_refused_naming_it_and_the_families_read(tmp_path):
     e = refusal(folder_with(tmp_path / "rwkv", {"model_type": "rwkv", "hidden_size": 4096}))
-    assert str(e) == ("config.json has model_type 'rwkv', which no importer reads; the families read are: "
-                      f"{FAMILIES_READ}.")
+    assert str(e) == ("config.json has model_type 'rwkv', which no importer reads; the model types read are: "
+                      f"{TYPES_READ}.")
     assert e.code == "unknown_model_type"
-    assert e.fields == {"file": "config.json", "name": "model_type", "got": "'rwkv'", "known": FAMILIES_READ}
+    assert e.fields == {"file": "config.json", "name": "model_type", "got": "'rwkv'", "known": TYPES_READ}
 
 
 def test_a_model_type_that_is_not_a_string_is_refused_the_same_way(tmp_path):
     e = refusal(folder_with(tmp_path / "listed", {"model_type": ["bert", "gpt2"]}))
-    assert str(e) == ("config.json has model_type ['bert', 'gpt2'], which no importer reads; the families read "
-                      f"are: {FAMILIES_READ}.")
+    assert str(e) == ("config.json has model_type ['bert', 'gpt2'], which no importer reads; the model types read "
+                      f"are: {TYPES_READ}.")
     assert e.code == "unknown_model_type" and e.fields["got"] == "['bert', 'gpt2']"
 
 
 def test_the_unknown_model_type_refusal_is_said_in_chinese(tmp_path):
     e = refusal(folder_with(tmp_path / "rwkv", {"model_type": "rwkv"}))
     assert message(e, language="zh") == ("config.json 中的 model_type 是 'rwkv'，没有哪个导入器能读取它；"
-                                         f"能读取的模型系列有：{FAMILIES_READ}。")
+                                         f"能读取的模型类型有：{TYPES_READ}。")
     assert message(e, language="en") == str(e)
 
 
@@ -85,7 +84,7 @@ def test_two_importers_claiming_one_model_type_are_refused_naming_both():
 def test_the_importers_are_installed_once():
     with pytest.raises(RuntimeError, match="installed once"):
         registry.install(IMPORTERS)
-    assert registry.families() == FAMILIES_READ.split(", ")
+    assert registry.model_types() == TYPES_READ.split(", ")
 
 
 # ----- what an importer declares ------------------------------------------------------------------------------

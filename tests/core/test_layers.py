@@ -133,6 +133,17 @@ def test_unscaled_learned_embeddings_with_token_types():
     assert torch.allclose(embed(ids, token_types=types), expected, atol=1e-6)
 
 
+def test_a_factorised_embedding_projects_the_normalized_narrow_sum_to_d_model():
+    cfg = small_config(positional="learned", scale_embedding=False, type_vocab_size=2, embed_norm=True, d_embed=6,
+                       max_len=8)
+    embed = Embeddings(cfg, cfg.src_vocab_size).eval()
+    assert (embed.tok.weight.shape, embed.pos.weight.shape, embed.norm.normalized_shape) == ((30, 6), (8, 6), (6,))
+    ids = torch.tensor([[4, 9, 7]])
+    narrow = embed.tok.weight[ids] + embed.pos.weight[:3] + embed.token_type.weight[0]  # [1, 3, 6]
+    expected = embed.project(embed.norm(narrow))  # [1, 3, d_model]
+    assert expected.shape == (1, 3, D) and torch.allclose(embed(ids), expected, atol=1e-6)
+
+
 def test_embeddings_refuse_positions_beyond_max_len():
     embed = Embeddings(small_config(max_len=8), 30)
     with pytest.raises(ValueError, match="9 tokens exceed the model's maximum length of 8"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from core_model.importers import bert
+from core_model.checkpoints import hub_encoder
 from core_model.tokenizers import (ByteLevelBPETokenizer, HubTokenizer, MarianTokenizer, Tokenizer, TokenizerLike,
                                    WordPieceTokenizer)
 from tests.families.marian_bart import ENGLISH, marian_vocab, spm_bytes
@@ -73,7 +73,7 @@ def made(tmp_path_factory):
     bart_roles = {"pad": 1, "unk": "<unk>", "bos": 0, "eos": 2}  # as the importer gives them: by id or by text
     return {
         "sentencepiece": Tokenizer.train(CORPUS, tmp / "spm.model", vocab_size=400),
-        "wordpiece": WordPieceTokenizer.load(wordpiece_file(tmp / "bert.json"), bert.SPECIALS),
+        "wordpiece": WordPieceTokenizer.load(wordpiece_file(tmp / "bert.json"), hub_encoder.BERT_SPECIALS),
         "gpt2": ByteLevelBPETokenizer.load(gpt2, {role: eot for role in ("pad", "unk", "bos", "eos")}),
         "bart": ByteLevelBPETokenizer.load(byte_bpe_file(tmp / "bart.json", BART), bart_roles, frames_input=True),
         "marian": marian(),

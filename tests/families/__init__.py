@@ -8,6 +8,7 @@ that reads it. Adding a family: a module here with its Family entries, one name 
 """
 from __future__ import annotations
 
+from .encoders import ALBERT, BERT_BASE, BERT_CLS, BERT_MLM, DISTILBERT, DISTILBERT_SIN, ELECTRA, ROBERTA
 from .gemma import GEMMA, LLAMA_LINEAR, LLAMA_ROPE3
 from .gpt2 import GPT2
 from .llama import LLAMA_GQA, LLAMA_MQA, LLAMA_SHARDED, QWEN2
@@ -20,6 +21,7 @@ from .spec import Family
 from .t5 import T5_GATED, T5_RELU
 
 FAMILIES: dict[str, Family] = {f.name: f for f in (
+    BERT_BASE, BERT_MLM, BERT_CLS, DISTILBERT, DISTILBERT_SIN, ROBERTA, ELECTRA, ALBERT,
     GPT2, LLAMA_GQA, LLAMA_MQA, QWEN2, LLAMA_SHARDED,
     GEMMA, LLAMA_ROPE3, LLAMA_LINEAR,
     PYTHIA, NEOX_SEQUENTIAL, PHI,

@@ -44,3 +44,15 @@ def reference(family: Family, folder: Path) -> torch.nn.Module:
     """transformers' own model of the folder, with the eager attention that gives its weights."""
     model_class = getattr(transformers, family.model_class)
     return model_class.from_pretrained(folder, attn_implementation="eager").eval()
+
+
+def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
+    """A copy of a family's folder (shared by the session's tests: never changed in place) with config.json's
+    `fields` set."""
+    import json
+    import shutil
+
+    copy = Path(shutil.copytree(folder, dest))
+    config = json.loads((copy / "config.json").read_text())
+    (copy / "config.json").write_text(json.dumps({**config, **fields}))
+    return copy

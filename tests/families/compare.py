@@ -46,7 +46,9 @@ def feed(loaded, texts: list[str], targets: list[str] | None = None) -> Feed:
     return out
 
 
-def reference_run(reference, fed: Feed):
+def reference_run(reference, fed: Feed, output: str = "logits"):
+    """transformers' outputs, with every attention weight (and every layer's hidden states where `output` reads the
+    last of them: a model class with a task head gives its logits, not its body's last hidden state)."""
     if fed.src is not None and fed.tgt is not None:
         inputs = dict(input_ids=fed.src, attention_mask=fed.src_keep.long(), decoder_input_ids=fed.tgt,
                       decoder_attention_mask=fed.tgt_keep.long())
@@ -54,7 +56,12 @@ def reference_run(reference, fed: Feed):
         ids, keep = (fed.src, fed.src_keep) if fed.src is not None else (fed.tgt, fed.tgt_keep)
         inputs = dict(input_ids=ids, attention_mask=keep.long())
     with torch.no_grad():
-        return reference(**inputs, output_attentions=True)
+        return reference(**inputs, output_attentions=True, output_hidden_states=output == "hidden_states")
+
+
+def reference_output(ref, output: str) -> torch.Tensor:
+    """`output` of transformers' run: an output by its name, or for "hidden_states" the last layer's."""
+    return ref.hidden_states[-1] if output == "hidden_states" else getattr(ref, output)
 
 
 def attentions(cfg, fed: Feed, ref) -> list[tuple[str, int, str, torch.Tensor, torch.Tensor]]:
@@ -72,9 +79,9 @@ def compare(loaded, reference, texts: list[str], output: str = "logits") -> dict
     differences seen, by name."""
     cfg, fed = loaded.config, feed(loaded, texts)
     out, trace = run_with_trace(loaded.model, fed.src, fed.tgt)
-    ref = reference_run(reference, fed)
+    ref = reference_run(reference, fed, output)
     rows = (fed.tgt_keep if cfg.has_decoder else fed.src_keep).numpy()
-    got, want = out.detach().numpy()[rows], getattr(ref, output).numpy()[rows]  # [real tokens, …]
+    got, want = out.detach().numpy()[rows], reference_output(ref, output).numpy()[rows]  # [real tokens, …]
     assert_activations_close(got, want, output)
     seen = {output: float(np.abs(got - want).max())}
     listed = attentions(cfg, fed, ref)

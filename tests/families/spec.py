@@ -20,7 +20,9 @@ class Family:
     # fields (of `fields` or the tokenizer's) written to generation_config.json, not config.json: transformers 5 keeps
     # forced_bos_token_id there only
     generation: tuple[str, ...] = ()
-    output: str = "logits"  # transformers' output compared with our model's: "logits" or "last_hidden_state"
+    # transformers' output compared with our model's: "logits", "last_hidden_state", or "hidden_states" (the last
+    # layer's, for a model class whose task head gives logits our encoder does not compute)
+    output: str = "logits"
     # Perturb norms and biases away from 1 and 0 (a swapped norm or a missing bias shows), and scale weights by this
     # so attention is far from uniform (0: leave the init's scale)
     scale: float = 0.25

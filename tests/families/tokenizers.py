@@ -2,6 +2,7 @@
 library and saved by transformers' own tokenizer classes."""
 from __future__ import annotations
 
+import string
 from pathlib import Path
 
 import tokenizers
@@ -27,6 +28,42 @@ def byte_bpe(dest: Path, specials: list[str], vocab_size: int = 300, corpus: lis
         vocab_size=vocab_size, special_tokens=specials, show_progress=False,
         initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()))
     maker(tokenizer_object=tk, **roles).save_pretrained(dest)
+    return tk
+
+
+def wordpiece(dest: Path, specials: list[str], tokenizer_class: str = "BertTokenizer",
+              vocab_size: int = 300) -> tokenizers.Tokenizer:
+    """A WordPiece `tokenizer.json` (BERT, DistilBERT, ELECTRA) with BERT's lowercasing normalizer and [CLS] $A [SEP]
+    framing: `specials` first, at ids 0, 1, … in the order given (a BERT need not keep [CLS] at 101); saved by
+    transformers' `tokenizer_class` with the roles its repositories name, as they ship it."""
+    tk = tokenizers.Tokenizer(tokenizers.models.WordPiece(unk_token="[UNK]"))
+    tk.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    tk.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    tk.decoder = tokenizers.decoders.WordPiece()
+    tk.train_from_iterator(CORPUS, tokenizers.trainers.WordPieceTrainer(
+        vocab_size=vocab_size, special_tokens=specials, show_progress=False,
+        initial_alphabet=list(string.punctuation)))  # as BERT's vocabulary has every ASCII punctuation mark
+    framing = [(t, tk.token_to_id(t)) for t in ("[CLS]", "[SEP]")]
+    tk.post_processor = tokenizers.processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=framing)
+    roles = dict(unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]", pad_token="[PAD]", mask_token="[MASK]")
+    getattr(transformers, tokenizer_class)(tokenizer_object=tk, **roles).save_pretrained(dest)
+    return tk
+
+
+def roberta_bpe(dest: Path, vocab_size: int = 300) -> tokenizers.Tokenizer:
+    """RoBERTa's byte-level BPE `tokenizer.json`: <s> <pad> </s> <unk> at 0 … 3, <mask> last, <s> $A </s> framing."""
+    tk = tokenizers.Tokenizer(tokenizers.models.BPE())
+    tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tk.decoder = tokenizers.decoders.ByteLevel()
+    tk.train_from_iterator(CORPUS, tokenizers.trainers.BpeTrainer(
+        vocab_size=vocab_size - 1, special_tokens=["<s>", "<pad>", "</s>", "<unk>"], show_progress=False,
+        initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet()))
+    tk.add_special_tokens([tokenizers.AddedToken("<mask>", lstrip=True)])
+    tk.post_processor = tokenizers.processors.RobertaProcessing(("</s>", 2), ("<s>", 0), add_prefix_space=False)
+    transformers.RobertaTokenizer(tokenizer_object=tk, bos_token="<s>", eos_token="</s>", sep_token="</s>",
+                                  cls_token="<s>", unk_token="<unk>", pad_token="<pad>",
+                                  mask_token="<mask>").save_pretrained(dest)
     return tk
 
 

@@ -85,9 +85,9 @@ STRINGS = {
     "error.cache_link_outside": {"en": "{file} in the cached snapshot leads outside the cache, so the snapshot is not "
                                        "read.",
                                  "zh": "缓存快照中的 {file} 指向缓存之外，因此不读取该快照。"},
-    "error.unknown_model_type": {"en": "{file} has {name} {got}, which no importer reads; the families read are: "
+    "error.unknown_model_type": {"en": "{file} has {name} {got}, which no importer reads; the model types read are: "
                                        "{known}.",
-                                 "zh": "{file} 中的 {name} 是 {got}，没有哪个导入器能读取它；能读取的模型系列有：{known}。"},
+                                 "zh": "{file} 中的 {name} 是 {got}，没有哪个导入器能读取它；能读取的模型类型有：{known}。"},
     "error.import_setting": {"en": "{file} has {name} = {got}; only {want} can be imported.",
                              "zh": "{file} 中 {name} = {got}；只能导入 {want}。"},
     "error.import_lacks": {"en": "{file} lacks {name}, which a {family} config has.",
@@ -96,8 +96,6 @@ STRINGS = {
                                         "does not map; it maps: {known}.",
                                   "zh": "{file} 指明的模型结构是 {got}，{family} 导入器无法映射它的权重；"
                                         "能映射的有：{known}。"},
-    "error.bert_specials": {"en": "{file} puts [UNK], [CLS] and [SEP] at other ids than 100, 101, 102.",
-                            "zh": "{file} 中 [UNK]、[CLS]、[SEP] 的编号不是 100、101、102。"},
     "error.generation_field": {"en": "{file} says {name} is not a number, which it must be.",
                                "zh": "{file} 中的 {name} 不是数字，但它必须是数字。"},
     "error.marian_positions": {"en": "{file}: {tensor} is not Marian's sinusoidal position table.",

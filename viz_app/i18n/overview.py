@@ -57,4 +57,5 @@ STRINGS = {
     "part.encoder": {"en": "encoder", "zh": "编码器"},
     "part.decoder": {"en": "decoder", "zh": "解码器"},
     "part.generator": {"en": "output layer", "zh": "输出层"},
+    "part.mlm": {"en": "masked-LM transform", "zh": "掩码语言模型变换"},
 }
