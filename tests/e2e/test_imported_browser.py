@@ -13,7 +13,7 @@ import pytest
 from tests.e2e.conftest import ARTIFACTS, ROOT, TIMEOUT_MS, free_port, screenshot, stop, wait_healthy, wait_idle
 
 pytest.importorskip("transformers")  # the folders are made by transformers itself
-MODELS = {"llama-gqa": 4}  # family: its query heads
+MODELS = {"llama-gqa": 4, "t5-gated": 4}  # family: its query heads
 
 
 @pytest.fixture(scope="module")
@@ -73,4 +73,16 @@ def test_a_query_heads_steps_name_the_key_value_head_it_shares(page):
     titles = page.evaluate(TITLES)
     shared = [title for title in titles if "K/V head 1, shared by heads 2–3" in title]
     assert len(shared) >= 3, titles  # W_K, K and V of the key/value head that query head 3 reads
+    assert page.locator('[data-testid="stException"]').count() == 0 and page.errors == []
+
+
+def test_a_t5_models_positional_page_draws_its_relative_bias_per_head(page):
+    from tests.e2e.conftest import chart_selector
+
+    page.goto(f"{page.server}/positional?model=tiny-t5-gated&src=The+cat+sat+on+the+mat.")
+    wait_idle(page, charts=1)
+    for side in ("src", "tgt"):  # the encoder's table (both directions) and the decoder's (keys before the query)
+        chart = page.locator(chart_selector(f"positional.model.relative.{side}.buckets"))
+        chart.scroll_into_view_if_needed()
+        assert chart.locator(".js-plotly-plot").count() == 1, side
     assert page.locator('[data-testid="stException"]').count() == 0 and page.errors == []
