@@ -175,6 +175,19 @@ def read_tokenizer(file: str, read: Callable, *args, **kwargs):
         raise CheckpointError(str(e), code=code, fields={"file": file, **fields}) from None
 
 
+# An embedding rounded up past its tokenizer's vocabulary (to a multiple of 8 or 128 for speed): OPT's 50,272 rows for
+# 50,265 tokens, T5's 32,128 for 32,100. At most this many rows more are named <unused_k> (fit_vocab).
+ROUNDED = 127
+
+
+def fit_vocab(tokenizer, rows: int, file: str) -> None:
+    """check_vocab, after naming each id from the tokenizer's last up to `rows` <unused_k> where the embedding is
+    rounded up past the vocabulary by at most ROUNDED rows and the tokenizer can take such ids (pad_vocabulary)."""
+    if 0 < rows - tokenizer.vocab_size <= ROUNDED and hasattr(tokenizer, "pad_vocabulary"):
+        tokenizer.pad_vocabulary(rows)
+    check_vocab(tokenizer, rows, file)
+
+
 def check_vocab(tokenizer, want: int, file: str) -> None:
     """The tokenizer must have as many tokens as the model's embedding has rows."""
     n = tokenizer.vocab_size

@@ -35,9 +35,6 @@ from ..tokenizers import folder as tokenizer_files
 MODEL_TYPES, FAMILY, FILES = ("opt",), "OPT", tokenizer_files.FILES
 
 OFFSET = 2  # OPTLearnedPositionalEmbedding reads row position + 2
-# How many rows more than the tokenizer has tokens the embedding may have: metaseq rounded its vocabulary up to a
-# multiple of 8 (50,265 tokens, 50,272 rows); the ids past the tokenizer's are named <unused_k> (pad_vocabulary).
-ROUNDED = 127
 # transformers' name of the activation -> ours
 ACTIVATIONS = {"relu": "relu", "gelu": "gelu", "gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh",
                "silu": "silu", "swish": "silu"}
@@ -123,10 +120,8 @@ def load(path, name: str = "") -> Loaded:
     roles = {"pad": values["pad_id"], "unk": "<unk>", "bos": values["bos_id"], "eos": values["eos_id"]}
     tokenizer = hub.read_tokenizer(FILES[0], tokenizer_files.read, path, roles)
     cfg = config(values, tokenizer.unk_id)
-    if 0 < cfg.tgt_vocab_size - tokenizer.vocab_size <= ROUNDED:  # the hub's OPT: 50,272 rows for 50,265 tokens
-        tokenizer.pad_vocabulary(cfg.tgt_vocab_size)
     source = FILES[0] if (path / FILES[0]).is_file() else tokenizer_files.VOCAB_JSON  # the file read, for a refusal
-    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, source)
+    hub.fit_vocab(tokenizer, cfg.tgt_vocab_size, source)  # the hub's OPT: 50,272 rows for 50,265 tokens
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     theirs = hub.read_shaped(path, shapes(cfg), *file_names(path, cfg))
     model = Transformer(cfg)

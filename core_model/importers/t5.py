@@ -18,8 +18,9 @@ module is reached (checkpoints.check_files: a pickle can run code). T5 is our en
     config.json's scale_decoder_outputs (transformers 5) or, in older files, tie_word_embeddings (default true).
 Its decoder starts from <pad> (decoder_start_token_id 0), as Marian's, so it never masks its first position
 (ModelConfig.mask_padding); the encoder reads the text and then </s>.
-What the core cannot reproduce is refused naming the field: d_kv other than d_model / num_heads, a
-feed_forward_proj with an activation the core lacks.
+Heads of their own width (d_kv other than d_model / num_heads: t5-v1_1-small's 6 × 64 over 512) are our head_dim. An
+embedding rounded up past the tokenizer (t5-small's 32,128 rows for 32,100 tokens) names the extra ids <unused_k>.
+What the core cannot reproduce is refused naming the field: a feed_forward_proj with an activation the core lacks.
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ CONFIG = hub.HubConfig(
     FAMILY,
     fields={  # our field <- its key
         "src_vocab_size": Field("vocab_size"), "tgt_vocab_size": Field("vocab_size"), "d_model": Field("d_model"),
-        "n_heads": Field("num_heads"), "n_encoder_layers": Field("num_layers"),
+        "n_heads": Field("num_heads"), "head_dim": Field("d_kv", default=64), "n_encoder_layers": Field("num_layers"),
         "n_decoder_layers": Field("num_decoder_layers", default=None), "d_ff": Field("d_ff"),
         "ffn": Field("feed_forward_proj", TEXT, "relu", {k: v[0] for k, v in FEED_FORWARD.items()}),
         "activation": Field("feed_forward_proj", TEXT, "relu", {k: v[1] for k, v in FEED_FORWARD.items()}),
@@ -87,7 +88,8 @@ def load(path, name: str = "") -> Loaded:
     values = read_config(read_hf_config(path))  # before the tokenizer file: the config's fault is named first
     tokenizers = read_tokenizers(path, values)
     cfg = CONFIG.model_config(values, tie_embeddings=not untied, unk_id=tokenizers["src"].unk_id)
-    hub.check_vocab(tokenizers["src"], cfg.src_vocab_size, FILES[0])
+    for tokenizer in tokenizers.values():  # the hub's t5-small: 32,128 rows for 32,100 tokens
+        hub.fit_vocab(tokenizer, cfg.src_vocab_size, FILES[0])
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     expected = shapes(cfg)
     theirs = hub.read_shaped(path, expected, {n: n for n in expected}, COPIES + (() if untied else ("lm_head.weight",)))
@@ -101,9 +103,8 @@ def load(path, name: str = "") -> Loaded:
 def read_config(hf: dict) -> dict:
     """Our fields' values from config.json (CONFIG, then T5's own arithmetic)."""
     values = CONFIG.read(hf)
-    d_kv = hf.get("d_kv", 64)
-    if d_kv != values["d_model"] // max(values["n_heads"], 1):
-        raise hub.refuse(FAMILY, "d_kv", f"d_model / num_heads ({values['d_model']} / {values['n_heads']})", d_kv)
+    d_kv = values["head_dim"]  # each head's width: our head_dim (0 where it is d_model / num_heads)
+    values["head_dim"] = 0 if d_kv * values["n_heads"] == values["d_model"] else d_kv
     if values["n_decoder_layers"] is None:
         values["n_decoder_layers"] = values["n_encoder_layers"]  # transformers' default: as many as the encoder
     scale = SCALE_OUTPUT.read(hf, FAMILY)
@@ -127,11 +128,11 @@ def layer_names(cfg: ModelConfig) -> dict[str, str]:
 
 def shapes(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     """Every tensor the import reads, by its name in the file, with its shape (nn.Linear's [out, in])."""
-    d, ff, vocab = cfg.d_model, cfg.d_ff, cfg.tgt_vocab_size
+    d, ff, vocab, inner = cfg.d_model, cfg.d_ff, cfg.tgt_vocab_size, cfg.n_heads * cfg.d_head
     out = {"shared.weight": (vocab, d)}
+    sizes = {"layer_norm": (d,), "wo": (d, ff), "wi": (ff, d), "wi_0": (ff, d), "wi_1": (ff, d), "o": (d, inner)}
     for theirs in layer_names(cfg).values():
-        leaf = theirs.split(".")[-2]
-        out[theirs] = {"layer_norm": (d,), "wo": (d, ff)}.get(leaf, (ff, d) if leaf.startswith("wi") else (d, d))
+        out[theirs] = sizes.get(theirs.split(".")[-2], (inner, d))  # q, k, v: [heads × d_kv, d_model]
     for stack in BLOCKS:
         out[f"{stack}.final_layer_norm.weight"] = (d,)
         out[f"{stack}.{BIAS_TABLE}"] = (cfg.relative_buckets, cfg.n_heads)
