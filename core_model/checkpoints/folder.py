@@ -22,9 +22,9 @@ from ..config import ModelConfig
 from ..messages import coded, shortened
 from ..nn.model import Transformer
 # What this loader shares with the importers lives in safe_load, below them all.
-from .safe_load import (CARD, CONFIG, GENERATION_FILE, INDEX, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, SHARD,
-                        SNAPSHOT_FILE, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type, read_json_file,
-                        read_tensors, required, size_text, within_limit)
+from .safe_load import (CARD, CONFIG, GENERATION_FILE, INDEX, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, OPERATOR,
+                        SHARD, SNAPSHOT_FILE, VISITOR, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type,
+                        read_json_file, read_tensors, required, route, size_text, within_limit)
 from ..tokenizers import Tokenizer
 
 # Every file a load of ours reads or keeps, and a Hugging Face folder's generation_config.json (read by the decoding
@@ -179,8 +179,14 @@ def read_tokenizers(path: Path, cfg: ModelConfig) -> dict:
     return tokenizers
 
 
-def load(path) -> Loaded:
-    """Load and check a checkpoint folder; raise CheckpointError naming what is wrong."""
+def load(path, trusted: bool = False) -> Loaded:
+    """Load and check a checkpoint folder; raise CheckpointError naming what is wrong. `trusted`: the operator's own
+    model (safe_load.Route), bounded by the machine's memory, not by the limits a visitor's upload keeps."""
+    with route(OPERATOR if trusted else VISITOR):
+        return _load(path)
+
+
+def _load(path) -> Loaded:
     found = find(path)
     if found is None:
         raise CheckpointError(f"{path} is not a checkpoint folder.", code="not_folder", fields={"path": str(path)})

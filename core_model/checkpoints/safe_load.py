@@ -9,15 +9,17 @@ Nothing is unpickled: safetensors and JSON hold data only.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load as load_safetensors
+from safetensors.torch import load as load_safetensors, load_file as map_safetensors
 
 from ..config import ModelConfig
 from ..messages import CodedError, listed, listed_fields, shortened
@@ -39,6 +41,50 @@ MAX_LAYERS = 96  # per stack: each layer is built (and takes memory) before any 
 MAX_POSITIONS = 8192  # max_len of any positional kind: it bounds decoding and every per-position table
 MAX_JSON_DEPTH = 64  # a config.json is two levels deep, a tokenizer.json or safetensors header a few more
 MAX_HEADER_BYTES = 16 * 2**20  # a safetensors header lists names, shapes and offsets: a few KB per hundred tensors
+
+
+@dataclass(frozen=True)
+class Route:
+    """Whose model a load reads, and so its limits. A visitor's (an upload, the server folder) keeps every hostile-
+    input limit: the weights within weight_bytes, read whole and checked before safetensors parses them. The operator's
+    own (named with `attention-viz --model`, or opened from this machine's cache on a local run) is bounded only by
+    the memory the machine has, checked before the model is built, and its weights are memory-mapped."""
+    name: str
+    weight_bytes: int | None  # the weights' files together; None: no bound but the machine's memory
+
+
+VISITOR, OPERATOR = Route("visitor", MAX_WEIGHT_BYTES), Route("operator", None)
+_ROUTE: ContextVar[Route] = ContextVar("route", default=VISITOR)  # a load is a visitor's unless said otherwise
+
+
+@contextlib.contextmanager
+def route(which: Route):
+    """Every load inside the block reads with `which`'s limits (folder.load(path, trusted=True): OPERATOR)."""
+    token = _ROUTE.set(which)
+    try:
+        yield
+    finally:
+        _ROUTE.reset(token)
+
+
+def weight_limit() -> int | None:
+    """The bytes the weights may take on this load's route; None for the operator's own."""
+    return _ROUTE.get().weight_bytes
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process may still take: the kernel's MemAvailable, or less where a cgroup limits the
+    process (a container); None where neither can be read (not Linux)."""
+    found = []
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            found += [int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:")]
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit.isdigit():
+            found.append(int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+    except (OSError, ValueError):
+        pass
+    return min(found) if found else None
 
 
 OPENING, CLOSING = np.frombuffer(b"[{", np.uint8), np.frombuffer(b"]}", np.uint8)
@@ -142,10 +188,11 @@ def size_text(n: int) -> str:
 
 
 def within_limit(f: Path) -> Path:
-    """The file, if it is no larger than a file of its name may be (read whole, it must fit in memory)."""
-    limit = MAX_WEIGHT_BYTES if f.name == WEIGHTS or SHARD.fullmatch(f.name) else MAX_FILE_BYTES
+    """The file, if it is no larger than a file of its name may be (read whole, it must fit in memory); the weights
+    of the operator's own model are bounded by memory instead (check_size)."""
+    limit = weight_limit() if f.name == WEIGHTS or SHARD.fullmatch(f.name) else MAX_FILE_BYTES
     size = f.stat().st_size
-    if size > limit:
+    if limit is not None and size > limit:
         raise CheckpointError(f"{f.name} is {size_text(size)}, over the limit of {size_text(limit)}.", "limit",
                               "file_too_big", {"file": f.name, "size": size_text(size), "limit": size_text(limit)})
     return f
@@ -212,14 +259,27 @@ def check_size(cfg: ModelConfig) -> None:
             raise CheckpointError(f"{CONFIG} asks for {name} {getattr(cfg, name):,}, more than the {MAX_POSITIONS:,} "
                                   f"positions the loader allows.", "limit", "too_many_positions",
                                   {"file": CONFIG, "name": name, "n": getattr(cfg, name), "most": MAX_POSITIONS})
-    n = weight_count(cfg)
-    if 4 * n > MAX_WEIGHT_BYTES:  # a count past 10¹⁵ is not written out: it may have more digits than int() prints
+    n, limit = weight_count(cfg), weight_limit()
+    if limit is None:
+        return check_memory(n)
+    if 4 * n > limit:  # a count past 10¹⁵ is not written out: it may have more digits than int() prints
         model = (f"over {(n + 500_000) // 10**6:,} million weights ({size_text(4 * n)})" if n < 10**15
                  else "more than 10¹⁵ weights")
-        fields = {"file": CONFIG, "limit": size_text(MAX_WEIGHT_BYTES)}
+        fields = {"file": CONFIG, "limit": size_text(limit)}
         fields.update({"millions": (n + 500_000) // 10**6, "size": size_text(4 * n)} if n < 10**15 else {})
-        raise CheckpointError(f"{CONFIG} describes a model of {model}, over the limit of {size_text(MAX_WEIGHT_BYTES)}.",
+        raise CheckpointError(f"{CONFIG} describes a model of {model}, over the limit of {size_text(limit)}.",
                               "limit", "model_too_big" if n < 10**15 else "model_far_too_big", fields)
+
+
+def check_memory(n: int) -> None:
+    """Refuse, with the figures, an operator's model of `n` weights that this machine's free memory cannot hold while
+    it loads: the model in float32 and the weights read, at most as much again, before they are copied in."""
+    need, free = 8 * n, available_memory()
+    if free is not None and need > free:
+        raise CheckpointError(f"{CONFIG} describes a model of {(n + 500_000) // 10**6:,} million weights: loading it "
+                              f"takes about {size_text(need)} of memory, but this machine has {size_text(free)} free.",
+                              "memory", "model_no_memory", {"file": CONFIG, "millions": (n + 500_000) // 10**6,
+                                                            "need": size_text(need), "free": size_text(free)})
 
 
 def shard_map(path: Path) -> dict[str, str]:
@@ -284,7 +344,14 @@ def stored_types(path: Path) -> set[str]:
 
 
 def read_weight_file(path: Path, name: str) -> dict[str, torch.Tensor]:
-    """The tensors of one safetensors file of the folder, within its size limit, checked whole before it is read."""
+    """The tensors of one safetensors file of the folder: a visitor's within its size limit and checked whole before
+    safetensors parses it; the operator's own memory-mapped by safetensors (no copy of the whole file)."""
+    if weight_limit() is None:
+        try:
+            return map_safetensors(required(path, name))
+        except (SafetensorError, ValueError, RuntimeError, OSError) as e:
+            raise CheckpointError(f"{name} is truncated or not a safetensors file ({e}).", code="not_safetensors",
+                                  fields={"file": name}) from None
     data = within_limit(required(path, name)).read_bytes()
     problem = safetensors_problem(data)
     if problem:
@@ -301,8 +368,8 @@ def read_shards(path: Path) -> dict[str, torch.Tensor]:
     shard only, and in the shard the index names."""
     weight_map = shard_map(path)
     shards = sorted(set(weight_map.values()))
-    total = sum((path / s).stat().st_size for s in shards)
-    if total > MAX_WEIGHT_BYTES:
+    total, limit = sum((path / s).stat().st_size for s in shards), weight_limit()
+    if limit is not None and total > limit:
         raise CheckpointError(f"the shards are {size_text(total)} together, over the limit of "
                               f"{size_text(MAX_WEIGHT_BYTES)}.", "limit", "file_too_big",
                               {"file": INDEX, "size": size_text(total), "limit": size_text(MAX_WEIGHT_BYTES)})

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from core_model import checkpoints
 from tests.app.conftest import assert_clean, draws, open_page
 from tests.hf_cache import add_to_cache
 from viz_app import cli, loaders
@@ -29,11 +30,17 @@ def cache_rows(at):
 
 def test_a_model_named_on_the_command_line_is_offered_and_drawn(hub_folder, monkeypatch):
     monkeypatch.setenv(cli.MODELS_SETTING, json.dumps([["tiny-gpt2", str(hub_folder("gpt2"))]]))
+    routes, real = [], checkpoints.load
+    monkeypatch.setattr(checkpoints, "load", lambda path, trusted=False: routes.append((path, trusted)) or real(
+        path, trusted))
+    loaders.load_model.clear()
     at = open_page("overview")
     assert "tiny-gpt2" in at.sidebar.selectbox(key="model").options
     at.sidebar.selectbox(key="model").set_value("tiny-gpt2").run()
     assert_clean(at)
     assert loaders.load_model("tiny-gpt2").config.n_decoder_layers == 2
+    assert (hub_folder("gpt2"), True) in routes  # the operator's own: bounded by memory, not a visitor's limits
+    assert all(trusted is False for path, trusted in routes if path != hub_folder("gpt2"))
     draws(at, "explorer")
 
 

@@ -79,6 +79,9 @@ STRINGS = {
     "error.special_mismatch": {"en": "{file} has {field} {got}, but {config} says {want}.",
                                "zh": "{file} 的 {field} 是 {got}，但 {config} 中是 {want}。"},
     # a Hugging Face folder: the importers' shared refusals (core_model/checkpoints/hub.py) name the family
+    "error.model_no_memory": {"en": "{file} describes a model of {millions} million weights: loading it takes about "
+                                    "{need} of memory, but this machine has {free} free.",
+                              "zh": "{file} 描述的模型有 {millions} 百万个权重：加载它大约需要 {need} 内存，但本机只有 {free} 可用。"},
     "error.model_not_found": {"en": "{name} is not a folder, and the Hugging Face cache at {cache} has no model of "
                                     "that name (nothing is downloaded).",
                               "zh": "{name} 不是文件夹，{cache} 处的 Hugging Face 缓存中也没有这个名字的模型（不会下载）。"},

@@ -86,8 +86,10 @@ def open_cached(name: str) -> str:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def load_model(name: str) -> checkpoints.Loaded:
-    """Load once per server; shared read-only by every session."""
-    return checkpoints.load(model_folder(name))
+    """Load once per server; shared read-only by every session. The operator's own models are read as theirs
+    (bounded by the machine's memory), every other with a visitor's limits (core_model/checkpoints/safe_load.Route)."""
+    trusted = name in operator_models() and not own_model.is_own(name) and not (MODELS_DIR / name).is_dir()
+    return checkpoints.load(model_folder(name), trusted=trusted)
 
 
 def readable(cfg) -> int:
