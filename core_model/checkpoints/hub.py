@@ -21,7 +21,9 @@ import torch
 
 from ..config import ModelConfig
 from ..messages import coded, shortened
-from .safe_load import CONFIG, CheckpointError, hf_model_type, read_tensors, stored_types
+from ..nn.model import Transformer
+from ..tokenizers import ByteLevelBPETokenizer
+from .safe_load import CONFIG, CheckpointError, Loaded, hf_model_type, read_tensors, stored_types
 
 REQUIRED = object()  # a Field's default where the family's config.json always has the key
 
@@ -161,6 +163,18 @@ def read_shaped(path: Path, shapes: Mapping[str, tuple[int, ...]], rename: dict[
     built: the expected tensors are shapes only, and take no memory."""
     expected = {name: torch.empty(()).expand(shape) for name, shape in shapes.items()}
     return read_tensors(path, expected, rename=rename, ignore=ignore)
+
+
+def decoder(path: Path, cfg: ModelConfig, ours: Mapping[str, torch.Tensor], about: str,
+            tokenizer: type = ByteLevelBPETokenizer, file: str = "tokenizer.json") -> Loaded:
+    """The decoder-only model of `cfg` holding our tensors `ours`, with the folder's `file` read as `tokenizer` (its
+    roles the config's special ids, its size the embedding's) and the card `about`: how a decoder family's load ends."""
+    model = Transformer(cfg)
+    model.load_state_dict(ours)
+    roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
+    read = read_tokenizer(file, tokenizer.load, path / file, roles)
+    check_vocab(read, cfg.tgt_vocab_size, file)
+    return Loaded(model.eval(), cfg, {"tgt": read}, about, path)
 
 
 def read_tokenizer(file: str, read: Callable, *args, **kwargs):

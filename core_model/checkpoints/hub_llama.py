@@ -28,7 +28,6 @@ from pathlib import Path
 import torch
 
 from ..config import ModelConfig
-from ..nn.model import Transformer
 from ..tokenizers import ByteLevelBPETokenizer, MetaspaceTokenizer
 from . import hub
 from .hub import NUMBER, SWITCH, TEXT, TOKEN_ID, Field
@@ -182,24 +181,26 @@ def load(path, declared: hub.HubConfig, name: str = "", window=None, norm_offset
     path = Path(path)
     cfg = config(read_hf_config(path), declared, window)
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    expected = shapes(cfg)
-    ignore = tuple(f"model.layers.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
-    ignore += ("lm_head.weight",) if cfg.tie_embeddings else ()  # tied: transformers reads embed_tokens
-    theirs = hub.read_shaped(path, expected, {n: n for n in expected}, ignore)
+    theirs = read_layers(path, cfg, shapes(cfg), "model.layers", "lm_head.weight")
     return loaded(path, cfg, state_dict(theirs, cfg, norm_offset), declared.family, name, tokenizer)
+
+
+def read_layers(path: Path, cfg: ModelConfig, expected: dict[str, tuple[int, ...]], layers: str,
+                output: str) -> dict[str, torch.Tensor]:
+    """The tensors `expected` names, shapes checked, leaving out what older files keep beside them: each layer's RoPE
+    frequencies (under `layers`) and, where the output is tied to the embedding (transformers reads that), the
+    output layer's copy `output`. What the Llama-style, GPT-NeoX and Phi loads share."""
+    ignore = tuple(f"{layers}.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
+    ignore += (output,) if cfg.tie_embeddings else ()
+    return hub.read_shaped(path, expected, {n: n for n in expected}, ignore)
 
 
 def loaded(path: Path, cfg: ModelConfig, ours: dict[str, torch.Tensor], family: str, name: str,
            tokenizer: type = ByteLevelBPETokenizer) -> Loaded:
     """The decoder of `cfg` holding our tensors `ours`, with the folder's tokenizer.json (read as `tokenizer`) and
     its card."""
-    model = Transformer(cfg)
-    model.load_state_dict(ours)
-    roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
-    read = hub.read_tokenizer(TOKENIZER, tokenizer.load, path / TOKENIZER, roles)
-    hub.check_vocab(read, cfg.tgt_vocab_size, TOKENIZER)
     about = card(path, name or path.name, cfg, family, TOKENIZER_KINDS[tokenizer])
-    return Loaded(model.eval(), cfg, {"tgt": read}, about, path)
+    return hub.decoder(path, cfg, ours, about, tokenizer, TOKENIZER)
 
 
 def sliding(size, layers) -> dict:

@@ -20,7 +20,6 @@ from ..checkpoints import hub
 from ..checkpoints import hub_encoder as encoder
 from ..checkpoints.hub import TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, read_hf_config
-from ..config import ModelConfig
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("bert",), "BERT", encoder.FILES

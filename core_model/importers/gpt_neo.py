@@ -23,8 +23,6 @@ from ..checkpoints import hub
 from ..checkpoints.hub import INTEGER, NUMBER, SWITCH, TEXT, TOKEN_ID, Field
 from ..checkpoints.safe_load import Loaded, check_size, read_hf_config, tensor_names
 from ..config import ModelConfig
-from ..nn.model import Transformer
-from ..tokenizers import ByteLevelBPETokenizer
 
 # What the registry reads (checkpoints/registry.py).
 MODEL_TYPES, FAMILY, FILES = ("gpt_neo",), "GPT-Neo", ("tokenizer.json",)
@@ -137,12 +135,7 @@ def load(path, name: str = "") -> Loaded:
     cfg = config(read_hf_config(path))
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     theirs = hub.read_shaped(path, shapes(cfg), *file_names(path, cfg))
-    model = Transformer(cfg)
-    model.load_state_dict(state_dict(theirs, cfg))
-    roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
-    tokenizer = hub.read_tokenizer(FILES[0], ByteLevelBPETokenizer.load, path / FILES[0], roles)
-    hub.check_vocab(tokenizer, cfg.tgt_vocab_size, FILES[0])
-    return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg), path)
+    return hub.decoder(path, cfg, state_dict(theirs, cfg), card(path, name or path.name, cfg))
 
 
 def card(path: Path, name: str, cfg: ModelConfig) -> str:

@@ -103,8 +103,5 @@ def load(path, name: str = "") -> Loaded:
     path = Path(path)
     cfg = config(read_hf_config(path))
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    expected = shapes(cfg)
-    ignore = tuple(f"gpt_neox.layers.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
-    ignore += ("embed_out.weight",) if cfg.tie_embeddings else ()  # tied: transformers reads embed_in
-    theirs = hub.read_shaped(path, expected, {n: n for n in expected}, ignore)
+    theirs = hub_llama.read_layers(path, cfg, shapes(cfg), "gpt_neox.layers", "embed_out.weight")
     return hub_llama.loaded(path, cfg, state_dict(theirs, cfg), FAMILY, name)

@@ -87,8 +87,5 @@ def load(path, name: str = "") -> Loaded:
     path = Path(path)
     cfg = config(read_hf_config(path))
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    expected = shapes(cfg)
-    ignore = tuple(f"model.layers.{i}.{b}" for i in range(cfg.n_decoder_layers) for b in BUFFERS)
-    ignore += ("lm_head.weight",) if cfg.tie_embeddings else ()  # tied: transformers reads embed_tokens
-    theirs = hub.read_shaped(path, expected, {n: n for n in expected}, ignore)
+    theirs = hub_llama.read_layers(path, cfg, shapes(cfg), "model.layers", "lm_head.weight")
     return hub_llama.loaded(path, cfg, state_dict(theirs, cfg), FAMILY, name)
