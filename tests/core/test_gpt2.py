@@ -29,6 +29,7 @@ from tests.bad_checkpoints import REVERSE, assert_pickle_only_is_refused_unread
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
 transformers = pytest.importorskip("transformers")  # a dev requirement: present whenever the tests run
 tokenizers = pytest.importorskip("tokenizers")
+from tests.families.build import copy_with_config  # noqa: E402
 
 EOT = "<|endoftext|>"
 SENTENCES = ["The cat sat on the lazy dog.", "naïve café: 猫!", "  two  spaces,\ta tab and a newline\n"]
@@ -164,15 +165,6 @@ def test_word_ids_follow_whitespace_words(ours):
 
 # ----- what is refused ---------------------------------------------------------------------------------------
 
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
-    """A copy of the folder with config.json's `fields` set; a field given as ... is taken out."""
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    (copy / "config.json").write_text(json.dumps({k: v for k, v in config.items() if v is not ...}))
-    return copy
-
-
 def test_a_folder_with_only_pytorch_model_bin_is_refused_unread(folder, tmp_path):
     assert_pickle_only_is_refused_unread(folder, tmp_path)
 
@@ -192,7 +184,7 @@ def test_a_setting_it_cannot_reproduce_is_named(folder, tmp_path, field, value):
 
 def test_a_missing_field_is_named(folder, tmp_path):
     with pytest.raises(CheckpointError, match="config.json lacks n_head") as caught:
-        checkpoints.load(copy_with_config(folder, tmp_path / "x", n_head=...))
+        checkpoints.load(copy_with_config(folder, tmp_path / "x", drop=("n_head",)))
     assert caught.value.code == "import_lacks" and caught.value.fields["family"] == "GPT-2"
 
 

@@ -3,10 +3,7 @@ against transformers' GPTNeoForCausalLM are tested with every family's in tests/
 of tests/families/neo.py (a global and a local layer, window 4); decoding past the window in test_windows.py."""
 from __future__ import annotations
 
-import json
 import os
-import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,18 +16,8 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetche
 transformers = pytest.importorskip("transformers")
 
 from tests.families.compare import SENTENCES, compare, feed  # noqa: E402
-from tests.families.build import reference  # noqa: E402
+from tests.families.build import copy_with_config, reference  # noqa: E402
 from tests.families.neo import GPT_NEO  # noqa: E402
-
-
-def copy_with_config(folder: Path, dest: Path, drop=(), **fields) -> Path:
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    for name in drop:
-        del config[name]
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,7 @@ folders of tests/families/neox.py: a Pythia (parallel blocks, rotary_pct 0.25) a
 """
 from __future__ import annotations
 
-import json
 import os
-import shutil
-from pathlib import Path
 
 import pytest
 import torch
@@ -24,6 +21,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetche
 pytest.importorskip("transformers")
 
 from tests.families.compare import SENTENCES, feed  # noqa: E402  (after the skip: it imports transformers)
+from tests.families.build import copy_with_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -70,17 +68,6 @@ def test_a_parallel_layer_adds_attention_and_ffn_to_its_input(pythia):
 
 
 # ----- what is refused ---------------------------------------------------------------------------------------
-
-def copy_with_config(folder: Path, dest: Path, drop: tuple[str, ...] = (), **fields) -> Path:
-    """A copy of the folder with config.json's `fields` set and the keys `drop` taken out."""
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    for key in drop:
-        del config[key]
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
-
 
 REFUSED = [("rope_parameters.rope_type", {"rope_type": "yarn", "rope_theta": 10000.0, "factor": 2.0}),
            ("partial_rotary_factor", {"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.1}),

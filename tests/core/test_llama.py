@@ -23,6 +23,7 @@ transformers = pytest.importorskip("transformers")
 
 from tests.families import FAMILIES  # noqa: E402  (after the skip: it imports transformers)
 from tests.families.compare import SENTENCES, feed  # noqa: E402
+from tests.families.build import copy_with_config  # noqa: E402
 
 KINDS = ("llama-gqa", "llama-mqa", "qwen2")
 
@@ -67,15 +68,6 @@ def test_the_import_has_the_familys_shape(ours, kind):
 
 
 # ----- what is refused ---------------------------------------------------------------------------------------
-
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
-    """A copy of the folder with config.json's `fields` set."""
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
-
 
 REFUSED = [("rope_scaling", {"rope_type": "dynamic", "factor": 2.0}, "rope_scaling.rope_type"),  # (key, value, named)
            ("rope_scaling", {"type": "yarn", "factor": 8.0}, "rope_scaling.type"),

@@ -5,10 +5,7 @@ window of 4 in both layers, 4 query heads sharing 2 key/value heads); a Qwen2 wi
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,7 +16,7 @@ from core_model.decoding import greedy
 os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetched
 transformers = pytest.importorskip("transformers")
 
-from tests.families.build import build, reference  # noqa: E402  (after the skip: it imports transformers)
+from tests.families.build import build, copy_with_config, reference  # noqa: E402  (after the skip: it imports transformers)
 from tests.families.compare import SENTENCES, compare, generate  # noqa: E402
 from tests.families.llama import QWEN2  # noqa: E402
 from tests.families.neo import MISTRAL  # noqa: E402
@@ -27,16 +24,6 @@ from tests.families.neo import MISTRAL  # noqa: E402
 # Qwen2 with a sliding window of 4 from layer 1 on (transformers: max_window_layers and every later layer)
 QWEN2_SLIDING = dataclasses.replace(QWEN2, name="qwen2-sliding", fields=dict(
     QWEN2.fields, use_sliding_window=True, sliding_window=4, max_window_layers=1))
-
-
-def copy_with_config(folder: Path, dest: Path, drop=(), **fields) -> Path:
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    for name in drop:
-        del config[name]
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
 
 
 def test_the_import_has_mistrals_shape(hub_folder):

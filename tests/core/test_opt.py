@@ -6,7 +6,6 @@ tests/families/opt.py: a pre-norm OPT (a final LayerNorm, biases, tied output) a
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import shutil
 from pathlib import Path
@@ -20,6 +19,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetche
 transformers = pytest.importorskip("transformers")
 
 from tests.families.compare import SENTENCES  # noqa: E402  (after the skip)
+from tests.families.build import copy_with_config  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=["opt", "opt-post"])
@@ -91,15 +91,6 @@ def test_an_embedding_rounded_up_past_the_vocabulary_loads_equal_to_transformers
 
 
 # ----- what is refused ---------------------------------------------------------------------------------------
-
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
-    """A copy of the folder with config.json's `fields` set."""
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
-
 
 REFUSED = [("word_embed_proj_dim", 16), ("_remove_final_layer_norm", True), ("layer_norm_elementwise_affine", False),
            ("activation_function", "tanh"), ("do_layer_norm_before", "yes"), ("enable_bias", 1)]

@@ -3,10 +3,7 @@ transformers' PhiForCausalLM are tested with every family's in tests/core/test_f
 tests/families/neox.py: a Phi with partial_rotary_factor 0.5 (RoPE on 4 of each head's 8 dimensions)."""
 from __future__ import annotations
 
-import json
 import os
-import shutil
-from pathlib import Path
 
 import pytest
 import torch
@@ -19,6 +16,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetche
 pytest.importorskip("transformers")
 
 from tests.families.compare import SENTENCES, feed  # noqa: E402  (after the skip: it imports transformers)
+from tests.families.build import copy_with_config  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -42,14 +40,6 @@ def test_one_norm_feeds_both_blocks(phi):
     assert (trace[here + "norm2"] == trace[here + "norm1"]).all()
     total = trace[here + "resid_pre"] + trace[here + "self_attn.out"] + trace[here + "ffn.out"]
     torch.testing.assert_close(torch.tensor(trace[here + "resid_post"]), torch.tensor(total))
-
-
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
 
 
 @pytest.mark.parametrize("field, value", [("qk_layernorm", True), ("head_dim", 16), ("hidden_act", "tanh")])

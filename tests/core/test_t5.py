@@ -24,7 +24,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # everything is made here; nothing is fetche
 transformers = pytest.importorskip("transformers")
 
 from tests.families import FAMILIES  # noqa: E402  (after the skip: it imports transformers)
-from tests.families.build import build, reference  # noqa: E402
+from tests.families.build import build, copy_with_config, reference  # noqa: E402
 from tests.families.compare import SENTENCES, compare, feed  # noqa: E402
 
 T5Attention = transformers.models.t5.modeling_t5.T5Attention
@@ -81,15 +81,6 @@ def test_every_layer_adds_its_stacks_one_bias_and_the_trace_shows_it(hub_folder)
 
 
 # ----- what is refused ---------------------------------------------------------------------------------------
-
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
-    """A copy of the folder with config.json's `fields` set."""
-    copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    config.update(fields)
-    (copy / "config.json").write_text(json.dumps(config))
-    return copy
-
 
 @pytest.mark.parametrize("field, value", [("feed_forward_proj", "gated-tanh"),
                                           ("is_encoder_decoder", False), ("decoder_start_token_id", [0, 1])])

@@ -46,13 +46,13 @@ def reference(family: Family, folder: Path) -> torch.nn.Module:
     return model_class.from_pretrained(folder, attn_implementation="eager").eval()
 
 
-def copy_with_config(folder: Path, dest: Path, **fields) -> Path:
+def copy_with_config(folder: Path, dest: Path, drop: tuple[str, ...] = (), **fields) -> Path:
     """A copy of a family's folder (shared by the session's tests: never changed in place) with config.json's
-    `fields` set."""
+    `fields` set and its keys `drop` taken out."""
     import json
     import shutil
 
     copy = Path(shutil.copytree(folder, dest))
-    config = json.loads((copy / "config.json").read_text())
-    (copy / "config.json").write_text(json.dumps({**config, **fields}))
+    config = {**json.loads((copy / "config.json").read_text()), **fields}
+    (copy / "config.json").write_text(json.dumps({k: v for k, v in config.items() if k not in drop}))
     return copy
