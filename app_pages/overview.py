@@ -10,6 +10,7 @@ from viz_app.export import to_csv
 from viz_app.figures.diagram import model_diagram
 from viz_app.figures.heatmap import matrix
 from viz_app.i18n import t
+from viz_app.text import piece
 from viz_app.views import overview as views
 
 cfg = page.start()
@@ -36,6 +37,13 @@ if cfg.architecture == "encoder":
                    "overview.embedding", partial(to_csv, row, None, [""]))
 else:
     right.text(run.output)
+if cfg.architecture == "encoder" and cfg.mlm_head:  # the head's own outputs: a masked token filled in
+    tokenizer = loaders.load_model(run.model).tokenizers["src"]
+    st.subheader(t("overview.mlm"))
+    st.caption(t("overview.mlm.help", mask=next((p for p in ("[MASK]", "<mask>") if tokenizer.piece_to_id(p) !=
+                                                 tokenizer.unk_id), "[MASK]")))
+    rows = views.masked_predictions(run.trace["probs"][0], run.src_labels, partial(piece, tokenizer))
+    st.dataframe(pd.DataFrame(rows, columns=[t("overview.mlm.token"), t("overview.mlm.top")]), hide_index=True)
 
 st.subheader(t("overview.params"))
 params = views.parameters(loaders.parameter_counts(run.model))

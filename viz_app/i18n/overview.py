@@ -12,6 +12,13 @@ STRINGS = {
     "overview.output.encoder-decoder": {"en": "Translation (greedy)", "zh": "译文（贪心解码）"},
     "overview.output.decoder": {"en": "Continuation (greedy)", "zh": "续写（贪心解码）"},
     "overview.output.encoder": {"en": "Output", "zh": "输出"},
+    "overview.mlm": {"en": "What its masked-LM head guesses at each position",
+                     "zh": "掩码语言模型头在每个位置的猜测"},
+    "overview.mlm.help": {"en": "Type the mask token ({mask}) in place of a word to ask the model to fill it in; the "
+                                "head's three likeliest tokens at every position, with their probabilities.",
+                          "zh": "用掩码词元（{mask}）替换一个词，让模型来填空；下表是该头在每个位置最可能的三个词元及其概率。"},
+    "overview.mlm.token": {"en": "token", "zh": "词元"},
+    "overview.mlm.top": {"en": "likeliest tokens", "zh": "最可能的词元"},
     "overview.encoder_only": {"en": "An encoder produces one vector per token, not text.",
                               "zh": "编码器为每个词元输出一个向量，而不生成文本。"},
     "overview.embedding": {

@@ -34,6 +34,15 @@ ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope", "relative": "pos.relativ
 BLOCK_NOTES = {"parallel": "block.parallel", "parallel_shared": "block.parallel_shared"}  # ModelConfig.block
 
 
+def masked_predictions(probs, labels, piece, k: int = 3) -> list[tuple[str, str]]:
+    """A masked-LM head's guesses: each position's token and the `k` tokens the head finds likeliest there, with
+    their probabilities. probs [n, vocab] (the trace's `probs`); piece(id) spells a token."""
+    probs = np.asarray(probs)
+    top = np.argsort(-probs, axis=-1, kind="stable")[:, :k]  # [n, k]
+    return [(label, ", ".join(f"{piece(int(i))} ({probs[j, i]:.0%})" for i in row))
+            for j, (label, row) in enumerate(zip(labels, top))]
+
+
 def embed_words(cfg, run) -> tuple[str, ...]:
     """The embedding box's words keys: ×√d_model if the config scales, + position vector if the trace adds one, then
     a token-type vector and a norm if the config has them (BERT)."""
