@@ -66,7 +66,7 @@ def cache_list(sb) -> None:
 
 
 def open_cached(name: str) -> None:
-    st.session_state["model"] = loaders.open_cached(name)
+    st.session_state["model"] = name  # one of the models offered on a local run (loaders.operator_models)
     on_model_change()
 
 

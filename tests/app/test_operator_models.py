@@ -19,7 +19,6 @@ def cache(tmp_path, hub_folder, monkeypatch):
     cache = tmp_path / "hub"
     add_to_cache(cache, "org/tiny-llama", hub_folder("llama-gqa"))
     monkeypatch.setenv("HF_HUB_CACHE", str(cache))
-    monkeypatch.setattr(models, "_OPENED", {})
     models._scan.clear()
     return cache
 
@@ -59,5 +58,5 @@ def test_a_server_for_others_lists_nothing_from_the_cache(cache, monkeypatch):
     monkeypatch.setenv(cli.LOCAL_SETTING, "")
     at = open_page("overview")
     assert not any("org/tiny-llama" in row for row in cache_rows(at))
-    with pytest.raises(PermissionError):
-        loaders.open_cached("org/tiny-llama")
+    assert "org/tiny-llama" not in loaders.available_models()
+    assert loaders.model_folder("org/tiny-llama") == models.MODELS_DIR / "org/tiny-llama"  # not the cache's

@@ -1,8 +1,8 @@
 """The models: which there are, where each one's folder is, and each loaded once per server (st.cache_resource).
 
 A shipped model is a folder of MODELS_DIR, MiniLM the installed package's, a visitor's own one is where own_model
-keeps it, the operator's own are those named with `attention-viz --model` (viz_app/cli.py) and, on a local run, those
-opened from the Hugging Face cache's list in the sidebar (core_model/checkpoints/hub_cache.py). The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
+keeps it, the operator's own are those named with `attention-viz --model` (viz_app/cli.py) and, on a local run, the
+Hugging Face cache's that an importer reads (core_model/checkpoints/hub_cache.py; the sidebar lists them too). The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
 replacing it here (as tests do, like MODELS_DIR) reaches every caller.
 """
 from __future__ import annotations
@@ -22,14 +22,11 @@ from .. import own_model
 from ..cli import LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "model_folder", "load_model",
-           "readable", "shipped_task", "local_run", "cached_models", "open_cached"]
+           "readable", "shipped_task", "local_run", "cached_models"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
 DEFAULT_MODEL = "translate-en-fr"
 LM_NEW_TOKENS = 20  # as many tokens as `run` lets a decoder-only model continue
-
-
-_OPENED: dict[str, Path] = {}  # models opened from the cache's list on a local run, by hub name (open_cached)
 
 
 def available_models() -> list[str]:
@@ -42,12 +39,12 @@ def available_models() -> list[str]:
 
 
 def operator_models() -> dict[str, Path]:
-    """The operator's own models by name: those `attention-viz --model` named, then those opened from the cache."""
+    """The operator's own models by name: those `attention-viz --model` named, then, on a local run, the cache's."""
     try:
         named = {name: Path(folder) for name, folder in json.loads(os.environ.get(MODELS_SETTING) or "[]")}
     except (ValueError, TypeError):  # set by hand, and wrongly: the app still opens with its shipped models
         named = {}
-    return {**named, **_OPENED}
+    return {**named, **{m.name: m.path for m in cached_models() if m.name not in named}}
 
 
 def model_folder(name: str) -> Path:
@@ -71,17 +68,9 @@ def cached_models() -> list[hub_cache.Cached]:
     return _scan() if local_run() else []
 
 
-@st.cache_data(ttl=30, show_spinner=False)
+@st.cache_data(ttl=30, max_entries=1, max_size="1MB", show_spinner=False)
 def _scan() -> list[hub_cache.Cached]:
     return hub_cache.cached_models()  # a walk over the cache's folders: once in 30 s, not on every rerun
-
-
-def open_cached(name: str) -> str:
-    """Make the cache's model `name` one of the models offered (a local run only); returns its name."""
-    if not local_run():
-        raise PermissionError("only a local run opens models from this machine's cache")
-    _OPENED[name] = hub_cache.resolve(name)[1]
-    return name
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
