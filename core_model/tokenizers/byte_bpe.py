@@ -1,10 +1,8 @@
 """GPT-2's and BART's kind: byte-level BPE from a Hugging Face `tokenizer.json`, every piece spelling bytes."""
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Sequence
 
-from ..messages import CodedError
 from .hub import HubTokenizer
 from .text import chunk_words, visible
 
@@ -36,17 +34,7 @@ class ByteLevelBPETokenizer(HubTokenizer):
     same kind, with <s>, <pad>, </s> and <unk>; its encoder reads <s> … </s> (importers/bart.py sets `frames_input`).
     """
 
-    @classmethod
-    def load(cls, path: str | Path, specials: dict[str, str | int],
-             frames_input: bool | None = None) -> "ByteLevelBPETokenizer":
-        """Load a `tokenizer.json` and check that it is byte-level BPE; a ValueError names the file if not."""
-        tokenizer = super().load(path, specials, frames_input)
-        problem = tokenizer._problem()
-        if problem:
-            name = Path(path).name
-            raise CodedError(f"The tokenizer file {name} is not a byte-level BPE tokenizer: {problem}.",
-                             "tokenizer_not_byte_level", {"file": name})
-        return tokenizer
+    KIND, KIND_CODE = "byte-level BPE", "tokenizer_not_byte_level"  # HubTokenizer.load refuses a file of another kind
 
     def _problem(self) -> str | None:
         """Why the pieces are not GPT-2's byte-level spelling, or None."""

@@ -77,7 +77,19 @@ class HubTokenizer(SpecialIds):
         except ValueError as err:
             raise CodedError(f"The tokenizer file {Path(path).name} is not a Hugging Face tokenizer: {err}",
                              "tokenizer_not_hf", {"file": Path(path).name}) from None
-        return cls(tokenizer, specials, frames_input)
+        loaded = cls(tokenizer, specials, frames_input)
+        problem = loaded._problem()
+        if problem:  # a file of another kind than the class reads: named with why
+            name = Path(path).name
+            raise CodedError(f"The tokenizer file {name} is not a {cls.KIND} tokenizer: {problem}.", cls.KIND_CODE,
+                             {"file": name})
+        return loaded
+
+    KIND, KIND_CODE = "Hugging Face", "tokenizer_not_hf"  # what a subclass reads, and the code of a file it cannot
+
+    def _problem(self) -> str | None:
+        """Why the file is not of the kind this class reads (KIND), or None; any tokenizer.json here."""
+        return None
 
     @property
     def vocab_size(self) -> int:

@@ -4,10 +4,8 @@ pre-tokenizer or normalizer, and its decoder), over a Unigram model (T5, ALBERT,
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Sequence
 
-from ..messages import CodedError
 from .hub import HubTokenizer
 from .text import BYTE_PIECE, META, chunk_words, visible
 
@@ -36,17 +34,7 @@ class MetaspaceTokenizer(HubTokenizer):
         self._spec = spec
         self._around = self._template() if self.frames_input else ([], [])
 
-    @classmethod
-    def load(cls, path: str | Path, specials: dict[str, str | int],
-             frames_input: bool | None = None) -> "MetaspaceTokenizer":
-        """Load a `tokenizer.json` and check that it is sentencepiece-style; a ValueError names the file if not."""
-        tokenizer = super().load(path, specials, frames_input)
-        problem = tokenizer._problem()
-        if problem:
-            name = Path(path).name
-            raise CodedError(f"The tokenizer file {name} is not a sentencepiece-style tokenizer: {problem}.",
-                             "tokenizer_not_sentencepiece", {"file": name})
-        return tokenizer
+    KIND, KIND_CODE = "sentencepiece-style", "tokenizer_not_sentencepiece"  # HubTokenizer.load refuses a file of another kind
 
     def _problem(self) -> str | None:
         """Why the file is not sentencepiece-style (Unigram or BPE with ▁ for a space), or None."""
