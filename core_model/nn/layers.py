@@ -8,7 +8,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention
 from ..config import ModelConfig
-from ..trace.hook_points import record
+from ..trace.hook_points import record, remember
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .positional import LearnedPositions, RelativePositionBias, RopeScaling, SinusoidalPositions, as_given
 
@@ -239,6 +239,7 @@ class Stack(nn.Module):
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, caches=None, local_mask=None):
         bias = self.position_bias(start, x.shape[1])
+        remember(self, mask=mask, local_mask=local_mask, memory=memory, memory_mask=memory_mask, start=start, bias=bias)
         for i, layer in enumerate(self.layers):
             here = local_mask if i in self.local else mask
             x = layer(x, here, memory, memory_mask, start, None if caches is None else caches[i], bias)

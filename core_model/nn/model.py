@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from ..config import ModelConfig
-from ..trace.hook_points import record, set_paths, wanted
+from ..trace.hook_points import on_demand, record, record_derived, set_paths
 from ..trace.names import MODEL_LEAVES
 from .layers import Embeddings, MaskedLMTransform, Stack
 from .masks import causal_mask, combine, padding_mask
@@ -85,11 +85,11 @@ class Transformer(nn.Module):
         """Decoder output [b, t, d_model] → next-token logits [b, t, vocab] (a masked-LM head's transformed encoder
         output: its logits at every position); records probabilities."""
         logits = self.output_layer(hidden)
-        record(self, "logits", logits)
-        if wanted(self, "probs"):  # only the trace reads them: a filtered trace spares the softmax
-            record(self, "probs", torch.softmax(logits, dim=-1))
+        if on_demand():  # [b, t, vocab] is large at real size (Qwen2 at 2,048 tokens: 1.2 GiB): made when read
+            record_derived(self, "logits", ("apply", (), self.output_layer, hidden.detach()))
         else:
-            record(self, "probs", logits)  # reached, not kept: a filtered trace can name what it left out
+            record(self, "logits", logits, needed_by=("probs",))
+        record_derived(self, "probs", ("softmax", ("logits",)))  # the softmax when read, from the logits
         return logits
 
     def output_layer(self, hidden: torch.Tensor) -> torch.Tensor:

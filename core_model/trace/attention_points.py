@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from .hook_points import record, record_derived
+from .hook_points import record, record_derived, summarize
 
 DERIVED = ("scores_scaled", "scores_masked")  # derived from the scores
 FROM_QK = ("scores", *DERIVED)  # derived, in the end, from q and k
@@ -50,6 +50,7 @@ class AttentionPoints:
 
     def pattern(self, value) -> None:
         record(self.module, "pattern", value)
+        summarize(self.module, "pattern", value)  # an on-demand trace keeps it pooled
 
     def z(self, value) -> None:
         record(self.module, "z", value)

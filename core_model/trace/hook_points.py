@@ -37,6 +37,8 @@ from typing import Callable
 import numpy as np
 import torch
 
+from . import on_demand as demand
+
 
 def name_filter(names) -> Callable[[str], bool] | None:
     """`names` → a predicate over value names, or None to keep everything.
@@ -95,9 +97,12 @@ class Recorder:
     'this model has no such value'); `values` holds the kept arrays, `recipes` the derived ones.
     """
 
-    def __init__(self, scale: bool = True, names=None, stop_after: str | None = None):
-        self.scale = scale
-        self.wants = name_filter(names)
+    def __init__(self, scale: bool = True, names=None, stop_after: str | None = None,
+                 on_demand: demand.OnDemand | None = None):
+        if on_demand is not None and names is not None:
+            raise ValueError("an on-demand trace chooses what it keeps itself: give it no names filter.")
+        self.scale, self.on_demand = scale, on_demand
+        self.wants = name_filter(names) if on_demand is None else on_demand.keeps
         self.filter = describe_filter(names)
         self.stop_after = stop_after  # the forward ends once this name is recorded (Stopped)
         if stop_after is not None and not self.wanted(stop_after):
@@ -108,8 +113,17 @@ class Recorder:
         self.reached: set[str] = set()
         self._masks: dict[int, tuple] = {}  # id(mask tensor) → (tensor, array): one array per mask per call
         self._derived = weakref.WeakValueDictionary()  # a derived array lives while some reader holds it
+        # an on-demand trace's own (on_demand.py): each block's pooled weights (name → (array, block)) and digest,
+        # what each stack handed its layers (path → dict), each layer's input tensor ((path, index) → tensor)
+        self.pooled: dict[str, tuple[np.ndarray, int]] = {}
+        self.digests: dict[str, object] = {}
+        self.contexts: dict[str, dict] = {}
+        self.inputs: dict[tuple[str, int], torch.Tensor] = {}
+        self.key = demand.LayerCache.new_id()
 
     def __getstate__(self):  # no weak references, no live tensors: a Trace may be pickled (st.cache_data)
+        if self.on_demand is not None:
+            raise TypeError("an on-demand trace holds the model's layers to compute from: it is shared, never pickled.")
         for name in list(self.values):
             self.array(name)
         return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants")}
@@ -133,6 +147,19 @@ class Recorder:
         # in place only on tensors no trace keeps). Kept as the tensor itself (detached if it carries a
         # graph) until first read, when `array` makes it a numpy view: a value nobody reads is never converted.
         self.values[name] = value.detach() if value.requires_grad else value
+        if self.on_demand is not None and name.endswith(".resid_pre"):
+            self.inputs[demand.layer_of(name)] = self.values[name]  # kept a tensor: the layer runs again on it
+
+    def summarize(self, name: str, weights: torch.Tensor) -> None:
+        """An on-demand trace's record of a block's full weights [b, h, q, k]: pooled, and the caller's digest."""
+        block = demand.pool_block(*weights.shape[-2:], self.on_demand.side)
+        self.pooled[name] = (demand.pool_max(weights, block), block)
+        if self.on_demand.digest is not None:
+            self.digests[name] = self.on_demand.digest(name, weights.detach().numpy())
+
+    def remember(self, path: str, context: dict) -> None:
+        """What stack `path` handed its layers (masks, memory, bias): an on-demand trace runs a layer again with it."""
+        self.contexts[path] = context
 
     def array(self, name: str) -> np.ndarray:
         """A kept value as float32 numpy, converted on its first read. The array shares the tensor's memory, so it
@@ -156,30 +183,45 @@ class Recorder:
     # --- reading --------------------------------------------------------------------------------
 
     def available(self, name: str) -> bool:
+        """Kept, or derived from what is kept (not counting what an on-demand trace computes when read)."""
         return name in self.values or name in self.recipes
 
+    def computable(self, name: str) -> bool:
+        """A layer's value an on-demand trace computes when read."""
+        return self.on_demand is not None and name in self.reached and demand.layer_of(name) is not None
+
     def names(self) -> list[str]:
-        return [n for n in self.order if self.available(n)]
+        return [n for n in self.order if n in self]
 
     def __contains__(self, name: str) -> bool:
-        return self.available(name)
+        return self.available(name) or self.computable(name)
 
     def __iter__(self):
         return iter(self.names())
 
     def __len__(self) -> int:
-        return len(self.values) + len(self.recipes)
+        return len(self.names())
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name in self.values:
             return self.array(name)
         if name in self.recipes:
             return self.derived(name)
+        if self.computable(name):
+            return self.layer(*demand.layer_of(name))[name]
         if name in self.reached and self.filter is not None:
             raise NotRecorded(f"{name!r} was not recorded: the trace was made with {self.filter}, which leaves it "
                               "out (nor does it keep what it derives from). Trace again with names=None, or a filter "
                               "that matches it.")
         raise KeyError(name)
+
+    def layer(self, stack: str, index: int) -> Recorder:
+        """Every value of one layer, computed again from its recorded input (on_demand.LAYERS keeps the latest)."""
+        context = self.contexts[stack]
+
+        def compute():
+            return demand.recompute(context, self.inputs[(stack, index)], index, self.scale, recording)
+        return demand.LAYERS.get((self.key, stack, index), compute)
 
     def derived(self, name: str) -> np.ndarray:
         """A derived value, computed from its recipe (one array while any reader still holds it)."""
@@ -198,7 +240,8 @@ class Recorder:
                 return v.data_ptr(), v.numel() * 4
             return v.__array_interface__["data"][0], v.nbytes
 
-        kept = [*self.values.values(), *(r[-1] for r in self.recipes.values() if isinstance(r[-1], np.ndarray))]
+        kept = [*self.values.values(), *(r[-1] for r in self.recipes.values() if isinstance(r[-1], (np.ndarray, torch.Tensor))),
+                *(p for p, _ in self.pooled.values())]
         return sum(size for _, size in {where(v) for v in kept})
 
 
@@ -211,7 +254,13 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked': -inf where the mask blocks, the
     source elsewhere.
     """
+    if kind == "apply":  # a module applied to a tensor the recipe holds (an on-demand trace's logits)
+        module, value = args
+        with torch.no_grad():
+            return module(value).numpy()
     base, *others = (recorder[s] for s in sources)
+    if kind == "softmax":  # over the last axis, by torch as the forward would (in torch's own memory: torch.tensor)
+        return torch.softmax(torch.tensor(base), dim=-1).numpy()
     if kind == "product":
         q, k = torch.from_numpy(base.copy()), torch.from_numpy(others[0].copy())
         group = args[0] if args else 1
@@ -264,6 +313,26 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: t
     return True
 
 
+def summarize(module, leaf: str, weights: torch.Tensor) -> None:
+    """An on-demand trace pools a block's full weights (and digests them) while they exist; else nothing."""
+    recorder = _ACTIVE.get()
+    if recorder is not None and recorder.on_demand is not None:
+        recorder.summarize(_name(module, leaf), weights)
+
+
+def remember(module, **context) -> None:
+    """An on-demand trace keeps what a stack hands its layers, to run one of them again when it is read."""
+    recorder = _ACTIVE.get()
+    if recorder is not None and recorder.on_demand is not None:
+        recorder.remember(getattr(module, "trace_path", ""), dict(context, stack=module))
+
+
+def on_demand() -> bool:
+    """Whether the call in progress records an on-demand trace (on_demand.py)."""
+    recorder = _ACTIVE.get()
+    return recorder is not None and recorder.on_demand is not None
+
+
 def wanted(module, leaf: str) -> bool:
     """Whether a trace is active and would keep '<module path>.<leaf>': spares computing a value
     only the trace reads (the model's own forward never needs it)."""
@@ -289,7 +358,7 @@ def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] 
             return False
     recorder.reach(name)
     if noted:
-        args = [recorder.mask_array(a) if isinstance(a, torch.Tensor) else a for a in args]
+        args = [recorder.mask_array(a) if isinstance(a, torch.Tensor) and a.dtype == torch.bool else a for a in args]
         recorder.recipes[name] = (kind, sources, *args)
         if name == recorder.stop_after:
             raise Stopped(name)
@@ -309,13 +378,14 @@ def scale_scores() -> bool:
 
 
 @contextlib.contextmanager
-def recording(scale: bool = True, names=None, stop_after: str | None = None):
+def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
     `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
-    `stop_after` makes record() raise Stopped once that name is recorded.
+    `stop_after` makes record() raise Stopped once that name is recorded; `on_demand` (an on_demand.OnDemand)
+    keeps what fits and computes a layer's values when read.
     """
-    recorder = Recorder(scale, names, stop_after)
+    recorder = Recorder(scale, names, stop_after, on_demand)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder

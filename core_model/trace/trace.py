@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from .hook_points import Recorder, Stopped, recording
+from .on_demand import OnDemand
 from .names import ATTN_LEAVES, EMBED_LEAVES
 
 
@@ -134,7 +135,26 @@ class Trace:
         A layer's last recorded value is its output in both placements: the final norm in a
         post-norm layer, the residual sum after the FFN in a pre-norm one.
         """
+        if self.on_demand and layer + 1 < self.n_layers(stack):  # the next layer's input: the same tensor, kept
+            return self.layer_input(stack, layer + 1)
         return self[self._reached(f"{stack}.layers.{layer}.")[-1]]
+
+    @property
+    def on_demand(self) -> bool:
+        """Whether layer values are computed when read (run_with_trace's on_demand): a page then draws pooled weights."""
+        return self._recorder.on_demand is not None
+
+    def pooled_pattern(self, stack: str, layer: int, kind: str = "self_attn") -> tuple[np.ndarray, int]:
+        """(a block's weights max-pooled [b, h, ⌈q/block⌉, ⌈k/block⌉], block) of an on-demand trace; (the full weights,
+        1) of any other."""
+        name = f"{stack}.layers.{layer}.{kind}.pattern"
+        if self.on_demand:
+            return self._recorder.pooled[name]
+        return self[name], 1
+
+    def digest(self, stack: str, layer: int, kind: str = "self_attn"):
+        """What the on-demand trace's digest made of a block's full weights (run_with_trace's OnDemand.digest)."""
+        return self._recorder.digests[f"{stack}.layers.{layer}.{kind}.pattern"]
 
 
 def as_batch(ids) -> torch.Tensor | None:
@@ -146,7 +166,8 @@ def as_batch(ids) -> torch.Tensor | None:
 
 
 def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = True,
-                   pad_mask: bool = True, token_types=None, names=None, stop_after: str | None = None):
+                   pad_mask: bool = True, token_types=None, names=None, stop_after: str | None = None,
+                   on_demand: OnDemand | bool | None = None):
     """Run the model once without gradients and return (output, Trace of the values it computed).
 
     scale=False drops the 1/√d_k of every attention block; pad_mask=False lets queries attend to
@@ -160,9 +181,14 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     stop_after (a name the filter keeps; like TransformerLens's stop_at_layer) ends the forward pass
     once that value is recorded: nothing after it is computed and the output is None. A name the
     model never reaches is a ValueError.
+
+    on_demand (an OnDemand, or True for the defaults; no names filter with it) keeps what fits at real size: each
+    block's weights pooled, each layer's input, and computes any other value of a layer when it is read
+    (on_demand.py), bit for bit as a full trace holds it.
     """
+    on_demand = OnDemand() if on_demand is True else on_demand or None
     try:
-        with torch.no_grad(), recording(scale, names, stop_after) as recorder:
+        with torch.no_grad(), recording(scale, names, stop_after, on_demand) as recorder:
             out = model(as_batch(src), as_batch(tgt), pad_mask=pad_mask, token_types=as_batch(token_types))
     except Stopped:
         return None, Trace(recorder)

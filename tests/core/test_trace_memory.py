@@ -194,8 +194,9 @@ def full_and(names):
 
 
 @pytest.mark.parametrize("names, expected", [
-    ("logits", ["logits"]),
-    (["encoder.layers.1.norm2", "logits"], ["encoder.layers.1.norm2", "logits"]),
+    ("logits", ["logits", "probs"]),  # the probabilities are derived from the logits: they come with them
+    ("probs", ["logits", "probs"]),  # and keep the logits they derive from
+    (["encoder.layers.1.norm2", "logits"], ["encoder.layers.1.norm2", "logits", "probs"]),
     ("*.pattern", [f"{s}.layers.{i}.{k}.pattern" for s, k in (("encoder", "self_attn"), ("decoder", "self_attn"),
                                                                 ("decoder", "cross_attn")) for i in (0, 1)]),
     (lambda name: name.startswith("src_embed."), ["src_embed.tok", "src_embed.scaled", "src_embed.pos", "src_embed.out"]),
@@ -243,7 +244,7 @@ def test_asking_a_filtered_trace_for_what_it_left_out_names_the_value_and_the_fi
     with pytest.raises(KeyError) as missing:  # a name the model never had is a plain KeyError
         part["decoder.layers.7.self_attn.pattern"]
     assert not isinstance(missing.value, NotRecorded)
-    _, by_callable = full_and(lambda name: name == "logits")
+    _, by_callable = full_and(lambda name: name == "encoder.layers.0.norm1")
     with pytest.raises(NotRecorded, match="names=.*<lambda>"):
         by_callable["probs"]
 
