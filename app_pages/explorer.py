@@ -35,13 +35,14 @@ if "previous" in stats.values and not predict.ask(asking.previous_token_head(sta
 
 st.subheader(t("explorer.grid"))
 st.caption(t("explorer.grid.help"))
-grid_fig = fa.grid(grid.patterns, layers, heads, t("explorer.grid.hint"), selected=(grid.layer, grid.head))
+grid_fig = fa.grid(grid.patterns, layers, heads, t("explorer.grid.hint"), selected=(grid.layer, grid.head),
+                   pooled=grid.pooled)
 pooled = grid_fig.layout.meta["block"]
 if pooled > 1:
-    st.caption(t("explorer.grid.pooled", b=pooled))
+    st.caption(t("explorer.grid.pooled", b=pooled) + (t("explorer.grid.all") if grid.pooled > 1 else ""))
 page.chart(grid_fig, "explorer.grid",
            select=partial(sidebar.pick_head, page.chart_key("explorer.grid"), "explorer.average"),
-           csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled))
+           csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled, grid.pooled))
 
 stat, titles, table = place.stat_choice(stats)
 stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))

@@ -45,9 +45,10 @@ def lines_csv(weights, kept, q_labels, k_labels, header, min_weight: float = 0.0
     return _write(((q_labels[i], k_labels[j], str(w[i, j])) for i, j in zip(qi, kj)), header)
 
 
-def grid_csv(patterns, q_labels, k_labels, header, block: int = 1) -> str:
-    """The grid's numbers as drawn, one row per cell: layer, head, query, key, weight (pooled like the grid)."""
-    p = pool_max(patterns, block)  # [layers, heads, q/block, k/block]
+def grid_csv(patterns, q_labels, k_labels, header, block: int = 1, pooled: int = 1) -> str:
+    """The grid's numbers as drawn, one row per cell: layer, head, query, key, weight (pooled like the grid;
+    `pooled`: the patterns come pooled by that block already, of which `block` is a multiple)."""
+    p = pool_max(patterns, block // pooled)  # [layers, heads, q/block, k/block]
     q, k = spans(q_labels, block), spans(k_labels, block)
     return _write(((l, h, q[i], k[j], str(p[l, h, i, j])) for l, h, i, j in np.ndindex(*p.shape)), header)
 

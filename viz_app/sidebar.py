@@ -1,7 +1,6 @@
 """The shared sidebar: model, sentence, teacher-forcing target, layer, head, language."""
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from . import loaders, own_model, state
@@ -9,7 +8,7 @@ from .errors import message
 from .i18n import LANGUAGES, t
 from .text import literal
 from .views import blocks
-from .views.explorer import Marks
+from .views.explorer import Marks, marks_of
 
 EXAMPLES = {  # a first sentence for each shipped model, in words it knows
     "translate-en-fr": "the small girl does not see the red car",
@@ -110,10 +109,4 @@ def pick_head(chart: str, switch_off: str) -> None:
 def marks(tokenizers, run) -> dict[str, Marks]:
     """By side, which tokens of the run the tokenizer calls special and which frame it ([CLS] … [SEP]): the
     plain booleans the attention views take instead of a tokenizer."""
-    out = {}
-    for side, tokenizer in tokenizers.items():
-        ids = blocks.ids(run, side)
-        frame = tuple(np.array([i == end for i in ids], bool) for end in (tokenizer.bos_id, tokenizer.eos_id))
-        out[side] = Marks(np.array([tokenizer.is_special(i) for i in ids], bool),
-                          frame if tokenizer.frames_input else None)
-    return out
+    return {side: marks_of(tokenizer, blocks.ids(run, side)) for side, tokenizer in tokenizers.items()}

@@ -22,6 +22,8 @@ GENERATED = ("scores_scaled", "scores_masked", "pattern")
 class FakeTrace:
     """What core_model's Trace gives views, over a plain dict of arrays (in the order given)."""
 
+    on_demand = False  # every value given (core_model's on-demand trace is tested with the real one)
+
     def __init__(self, values: dict):
         self.values = {k: np.asarray(v) for k, v in values.items()}
 

@@ -56,7 +56,7 @@ def tile(meta: dict, layer: int, head: int) -> tuple[slice, slice]:
 
 
 def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int = GRID_CELLS,
-         side: int = GRID_SIDE) -> go.Figure:
+         side: int = GRID_SIDE, pooled: int = 1) -> go.Figure:
     """All heads of a stack, layers × heads, tiled in ONE heatmap on a 0..1 scale; `selected` is outlined.
 
     One heatmap rather than a subplot per head: the browser draws one trace (72 subplots took it over a
@@ -64,12 +64,12 @@ def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int
     square) so that the grid keeps within `cells` and a tile within side²; layout.meta says the block,
     the tile size and the gap (`tile()` finds a head). Trace 1 is one invisible marker per head, at its
     tile's centre, with customdata [layer, head] and `hint` ({layer}, {head}) on hover: with
-    hoverdistance -1 a click anywhere reaches the nearest (Streamlit gets no selection from heatmaps).
-    """
+    hoverdistance -1 a click anywhere reaches the nearest (Streamlit gets no selection from heatmaps). `pooled`: the
+    patterns come max-pooled by that block already (on demand); the grid pools a multiple of it (max of maxes)."""
     p = np.asarray(patterns, dtype=np.float32)  # [layers, heads, q, k]
     n_layers, n_heads = p.shape[:2]
-    block = grid_block(n_layers * n_heads, *p.shape[2:], cells, side)
-    small = pool_max(p, block)
+    more = grid_block(n_layers * n_heads, *p.shape[2:], cells, side)
+    block, small = pooled * more, pool_max(p, more)
     n_q, n_k = small.shape[2:]
     gap = max(1, round(max(n_q, n_k) / 12))
     meta = {"block": block, "rows": n_q, "cols": n_k, "gap": gap}

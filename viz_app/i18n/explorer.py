@@ -148,6 +148,10 @@ STRINGS = {
     "explorer.stat.sep": {"en": "weight on [SEP]", "zh": "[SEP] 上的权重"},
     "explorer.top_heads": {"en": "Heads that stand out — {items}.", "zh": "突出的注意力头 — {items}。"},
     "explorer.top_head": {"en": "layer {layer} head {head} ({value:.2f})", "zh": "第 {layer} 层第 {head} 头（{value:.2f}）"},
+    "explorer.grid.all": {
+        "en": " At this length the page keeps only this pooled overview of every layer and computes the selected "
+              "layer in full when you open it; every token is shown, [CLS] and [SEP] included.",
+        "zh": " 在这个长度下，页面只保留各层的这张池化总览，选中的层在打开时才完整计算；所有词元都会显示，包括 [CLS] 和 [SEP]。"},
     "explorer.hidden": {
         "en": "[CLS] and [SEP] are hidden (sidebar): the rows show the weight left for the other tokens and no longer "
               "add up to 1. The statistics below still count every token.",

@@ -19,10 +19,13 @@ from core_model.attribution import Gradients, attribute, explained_token
 from core_model.importers import bert
 from core_model.nn import position_signal
 from core_model.trace import Trace, run_with_trace
+from core_model.trace.on_demand import OnDemand
 
 from ..batch import Batch, SentenceError, batch_masks, invariance, pad_rows
+from ..figures.attention import GRID_SIDE
 from ..shared_cache import shared_cache
 from ..text import piece, prepare, show_piece, token_labels
+from ..views import explorer
 from . import decodings, models
 
 __all__ = ["Run", "RUN_BYTES", "run", "BATCH_TOKENS", "SentenceError", "padded_batch", "ATTRIBUTED_TOKENS",
@@ -49,6 +52,28 @@ class Run:
 # drawn but not kept. A miss costs one traced forward pass (the greedy output it reads is in `decode`'s
 # own cache). See RELIABILITY.md, "Bounded memory".
 RUN_BYTES = 512 * 2**20
+# Past this many bytes of attention weights a run is traced on demand (core_model/trace/on_demand.py): the pages
+# draw the pooled weights of every layer and compute a layer in full when it is opened (GPT-2 small at 512 tokens:
+# 144 MiB of weights; SmolLM2-135M at 2,048: 4.2 GiB, of which the run keeps 70 MiB pooled).
+ON_DEMAND_BYTES = RUN_BYTES // 8
+
+
+def weight_bytes(cfg, n_src: int, n_tgt: int) -> int:
+    """Bytes of every attention block's float32 weights [h, q, k] over a text of n_src source and n_tgt target tokens."""
+    cells = cfg.n_encoder_layers * n_src ** 2 if cfg.has_encoder else 0
+    if cfg.has_decoder:
+        cells += cfg.n_decoder_layers * (n_tgt ** 2 + (n_tgt * n_src if cfg.has_encoder else 0))
+    return 4 * cfg.n_heads * cells
+
+
+def tracing(loaded, src_ids, tgt_ids) -> OnDemand | None:
+    """How `run` traces: on demand past ON_DEMAND_BYTES (with the explorer's statistics taken as it goes), else
+    everything (None)."""
+    if weight_bytes(loaded.config, len(src_ids), len(tgt_ids)) <= ON_DEMAND_BYTES:
+        return None
+    marks = {side: explorer.marks_of(loaded.tokenizers[side], ids) for side, ids in (("src", src_ids), ("tgt", tgt_ids))
+             if ids}
+    return OnDemand(side=GRID_SIDE, digest=explorer.digest(marks))
 
 
 @shared_cache(max_entries=16, max_bytes=RUN_BYTES, size=lambda r: r.trace.nbytes)
@@ -83,8 +108,8 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
             forced = prepare(loaded.tokenizers["tgt"], tgt_text, limit)
             target, notices = forced.ids, notices + list(forced.notices)
         tgt_ids = (*cfg.decoder_start, *target)  # bos (and an mBART-50's target language) first
-    _, trace = run_with_trace(loaded.model, list(src_ids) or None, list(tgt_ids) or None,
-                              scale=scale, pad_mask=pad_mask)
+    _, trace = run_with_trace(loaded.model, list(src_ids) or None, list(tgt_ids) or None, scale=scale,
+                              pad_mask=pad_mask, on_demand=tracing(loaded, src_ids, tgt_ids))
     return Run(name, trace, src_ids, tgt_ids,
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),

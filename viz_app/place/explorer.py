@@ -20,7 +20,7 @@ from ..views import explorer as view
 def names(grid: view.Grid) -> tuple[list[str], list[str], list[str]]:
     """The grid's layer names and head names, and the CSV columns of a grid cell: layer, head, query, key,
     weight (the lines' CSV takes the last three)."""
-    n_layers, n_heads = grid.every.shape[:2]
+    n_layers, n_heads = grid.patterns.shape[:2]
     cells = [t("sidebar.layer"), t("sidebar.head"), t("explorer.query"), t("explorer.key"), t("explorer.weight")]
     return ([t("explorer.layer_n", n=i) for i in range(n_layers)], [t("explorer.head_n", n=h) for h in range(n_heads)],
             cells)

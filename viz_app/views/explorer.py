@@ -31,16 +31,21 @@ def shown(marks: Marks, hide: bool) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Grid:
-    """Every head of one attention block, with the selected layer and head (within this stack)."""
+    """Every head of one attention block, with the selected layer and head (within this stack).
+
+    At real size the run's trace is on demand (core_model/trace/on_demand.py): the grid draws the weights the
+    forward pass pooled (every position, `pooled` > 1), the close-up the selected layer, computed when read."""
     block: str
-    every: np.ndarray  # [layers, heads, q, k] at every position (the statistics use it)
-    patterns: np.ndarray  # [layers, heads, shown q, shown k] what the charts draw
+    every: np.ndarray | None  # [layers, heads, q, k] at every position; None for an on-demand trace
+    patterns: np.ndarray  # [layers, heads, shown q, shown k] what the grid draws; pooled: [.., ⌈q/p⌉, ⌈k/p⌉], all
+    selected: np.ndarray  # [heads, shown q, shown k] the selected layer in full: what the close-up draws
     blocked: np.ndarray  # bool [heads, shown q, shown k] cells the selected layer's mask forbids
     q_labels: tuple[str, ...]  # shown queries
     k_labels: tuple[str, ...]  # shown keys
     hidden: bool  # some positions ([CLS], [SEP]) are left out of what is drawn
     layer: int
     head: int
+    pooled: int = 1  # the block each cell of `patterns` already pools (on demand), 1 for the weights themselves
 
     @property
     def n_q(self) -> int:
@@ -55,17 +60,21 @@ def grid(run, block: str, marks: dict, hide: bool, layer: int, head: int) -> Gri
     """Stack the block's patterns over layers; `marks` {side: Marks} says which positions `hide` leaves out."""
     stack, kind = blocks.split(block)
     q_side, k_side = blocks.SIDES[block]
-    n_layers = run.trace.n_layers(stack)
+    trace = run.trace
+    n_layers = trace.n_layers(stack)
     layer = min(layer, n_layers - 1)
-    every = np.stack([run.trace.attn(stack, i, kind).pattern[0] for i in range(n_layers)])  # [layers, heads, q, k]
-    blocked = np.isneginf(run.trace.attn(stack, layer, kind).scores_masked[0])  # [heads, q, k]
+    view = trace.attn(stack, layer, kind)
+    blocked, selected = np.isneginf(view.scores_masked[0]), view.pattern[0]  # [heads, q, k]
+    hide = hide and not trace.on_demand  # pooled cells mix positions: at real size every position is shown
     qi, ki = shown(marks[q_side], hide), shown(marks[k_side], hide)
-    hidden = len(qi) < every.shape[2] or len(ki) < every.shape[3]
-    patterns = every[:, :, qi][..., ki] if hidden else every  # [layers, heads, shown q, shown k]
-    blocked = blocked[:, qi][..., ki] if hidden else blocked
+    hidden = len(qi) < selected.shape[1] or len(ki) < selected.shape[2]
+    pick = (lambda a: a[..., qi, :][..., ki]) if hidden else (lambda a: a)  # the shown positions
+    pooled = [trace.pooled_pattern(stack, i, kind) for i in range(n_layers)] if trace.on_demand else None
+    every = None if pooled else np.stack([trace.attn(stack, i, kind).pattern[0] for i in range(n_layers)])
+    patterns = np.stack([p[0] for p, _ in pooled]) if pooled else pick(every)  # [layers, heads, q, k]
     q_labels, k_labels = blocks.labels(run, q_side), blocks.labels(run, k_side)
-    return Grid(block, every, patterns, blocked, tuple(q_labels[i] for i in qi), tuple(k_labels[j] for j in ki),
-                hidden, layer, head)
+    return Grid(block, every, patterns, pick(selected), pick(blocked), tuple(q_labels[i] for i in qi),
+                tuple(k_labels[j] for j in ki), hidden, layer, head, pooled[0][1] if pooled else 1)
 
 
 def first_window(n_q: int) -> tuple[int, int]:
@@ -138,8 +147,8 @@ def focus(g: Grid, average: bool, top_k: int, threshold: float, window: tuple[in
     """The selected head of `g` (or its layer's mean), rows window[0]..window[1] over the keys that matter to
     them (key_window), filtered by top-k and threshold."""
     lo, hi = window
-    keys = key_window(g.patterns.shape[-1], window, g.block == "decoder.self_attn")
-    full = (g.patterns[g.layer].mean(0) if average else g.patterns[g.layer, g.head])[lo:hi + 1]  # [rows, k]
+    keys = key_window(g.selected.shape[-1], window, g.block == "decoder.self_attn")
+    full = (g.selected.mean(0) if average else g.selected[g.head])[lo:hi + 1]  # [rows, k]
     weights = full[:, keys]
     masked = (g.blocked.all(0) if average else g.blocked[g.head])[lo:hi + 1, keys]  # the mean is masked where all are
     kept = filter_mask(weights, top_k, threshold, allowed=~masked)
@@ -173,11 +182,35 @@ def stats(run, g: Grid, marks: dict) -> Stats:
     key_side = blocks.SIDES[g.block][1]
     key = marks[key_side]
     cross = g.kind == "cross_attn"
-    values = head_stats.table(g.every, key.special, cross=cross, frame=key.frame)
+    if g.every is not None:
+        values = head_stats.table(g.every, key.special, cross=cross, frame=key.frame)
+    else:  # on demand: each layer's statistics were taken from its full weights during the forward pass (digest)
+        stack, kind = blocks.split(g.block)
+        digests = [run.trace.digest(stack, i, kind) for i in range(g.patterns.shape[0])]
+        values = {s: np.stack([d[s] for d in digests]) for s in digests[0]}
     label_keys = {s: f"explorer.stat.{s}" + (".cross" if cross and s == "distance" else "") for s in values}
-    n_layers, n_heads = g.every.shape[:2]
+    n_layers, n_heads = g.patterns.shape[:2]
     peaks = tuple((s, tuple(head_stats.top(values[s]))) for s in head_stats.PEAK_STATS if s in values)
     labels = blocks.labels(run, key_side)
     return Stats(values, label_keys, np.repeat(np.arange(n_layers), n_heads), np.tile(np.arange(n_heads), n_layers),
                  peaks, tuple(labels[j] for j in np.flatnonzero(key.special)), cross,
                  "previous" if "previous" in values else "entropy")
+
+
+def digest(marks: dict):
+    """An on-demand trace's digest (core_model/trace/on_demand.py): the statistics `stats` gives of every head,
+    taken from each block's full weights [b, h, q, k] while they exist, one head at a time (head_stats works in
+    float64: a whole layer at 2,048 tokens would take gigabytes); `marks` {side: Marks} as for `stats`."""
+    def of(name: str, weights: np.ndarray) -> dict[str, np.ndarray]:
+        parts = name.split(".")  # <stack>.layers.<i>.<kind>.pattern
+        key = marks[blocks.SIDES[f"{parts[0]}.{parts[3]}"][1]]
+        heads = [head_stats.table(weights[0, h][None, None], key.special, cross=parts[3] == "cross_attn",
+                                  frame=key.frame) for h in range(weights.shape[1])]
+        return {s: np.concatenate([h[s][0] for h in heads]) for s in heads[0]}
+    return of
+
+
+def marks_of(tokenizer, ids) -> Marks:
+    """Which of `ids` the tokenizer calls special, and which frame the input ([CLS] … [SEP]) if it frames it."""
+    frame = tuple(np.array([i == end for i in ids], bool) for end in (tokenizer.bos_id, tokenizer.eos_id))
+    return Marks(np.array([tokenizer.is_special(i) for i in ids], bool), frame if tokenizer.frames_input else None)
