@@ -135,11 +135,11 @@ class Recorder:
         self.values[name] = value.detach() if value.requires_grad else value
 
     def array(self, name: str) -> np.ndarray:
-        """A kept value as float32 numpy, converted on its first read. The array shares the tensor's memory, so it
-        is made read-only: no reader can alter what the model computed."""
+        """A kept value as float32 numpy, converted on its first read (a GPU's copied to the host only then). The array
+        shares the tensor's memory, so it is made read-only: no reader can alter what the model computed."""
         value = self.values[name]
         if isinstance(value, torch.Tensor):
-            value = (value if value.dtype == torch.float32 else value.to(torch.float32)).numpy()
+            value = (value if value.dtype == torch.float32 else value.to(torch.float32)).cpu().numpy()
             value.flags.writeable = False
             self.values[name] = value  # two threads reading at once each make a view of the same memory
         return value
@@ -148,7 +148,7 @@ class Recorder:
         """The mask as a read-only bool array (a view, no copy), once per call however many layers use it."""
         held = self._masks.get(id(mask))
         if held is None or held[0] is not mask:  # the tensor is held, so its id cannot be reused meanwhile
-            array = mask.detach().numpy()
+            array = mask.detach().cpu().numpy()  # a GPU's mask copied to the host (a CPU one is not copied)
             array.flags.writeable = False
             held = self._masks[id(mask)] = (mask, array)
         return held[1]
