@@ -20,6 +20,8 @@ import numpy as np
 import torch
 from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 
+from .trace import on_device
+
 # Integrated gradients is an integral along a path from the baseline to the input, taken at Gauss-Legendre points.
 # Attention's softmax makes the path bumpy: the shipped translator needs from 64 to over 512 points before the
 # attributions sum to f(input) − f(baseline) within 1 %. So the points double from IG_STEPS until they do, up to
@@ -46,8 +48,8 @@ class Gradients:
 def _objective(model, src_ids, tgt_ids, position: int, token: int):
     """(the ids attributed, their embedding layer, ids → the output explained for each row of the batch)."""
     cfg = model.cfg
-    src = torch.tensor([list(src_ids)]) if src_ids else None
-    tgt = torch.tensor([list(tgt_ids)]) if tgt_ids else None
+    src = on_device(model, torch.tensor([list(src_ids)])) if src_ids else None
+    tgt = on_device(model, torch.tensor([list(tgt_ids)])) if tgt_ids else None
     if cfg.architecture == "encoder":
         with torch.no_grad():
             cls = model.encode(src)[0][0, 0]  # the last hidden state, with or without a masked-LM head after it
@@ -76,7 +78,7 @@ def gradients(model, src_ids, tgt_ids, position: int = 0, token: int = 0) -> Gra
     """
     ids, layer, explained = _objective(model, src_ids, tgt_ids, position, token)
     cfg = model.cfg
-    special = torch.isin(ids, torch.tensor([cfg.bos_id, cfg.eos_id]))
+    special = torch.isin(ids, torch.tensor([cfg.bos_id, cfg.eos_id], device=ids.device))
     baseline = torch.where(special, ids, torch.full_like(ids, cfg.pad_id))
     with torch.no_grad():
         f_input, f_baseline = float(explained(ids)[0]), float(explained(baseline)[0])
@@ -89,7 +91,7 @@ def gradients(model, src_ids, tgt_ids, position: int = 0, token: int = 0) -> Gra
             break
         steps *= 2
     times_input = LayerGradientXActivation(explained, layer).attribute(ids)
-    return Gradients(times_input[0].sum(-1).detach().numpy(), integrated[0].sum(-1).detach().numpy(),
+    return Gradients(times_input[0].sum(-1).detach().cpu().numpy(), integrated[0].sum(-1).detach().cpu().numpy(),
                      f_input, f_baseline, float(delta[0]), steps, tuple(int(i) for i in baseline[0]))
 
 

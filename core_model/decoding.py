@@ -20,7 +20,7 @@ import torch
 
 from .messages import CodedError
 from .nn.model import KVCache, Transformer
-from .trace import Trace, name_filter, recording
+from .trace import Trace, name_filter, on_device, recording
 
 DEFAULT_MAX_LEN = 64  # generated tokens; also capped by the model's positions (cfg.positions)
 # A step keeps only what its record shows, each layer's attention weights: the rest of the step's
@@ -122,7 +122,7 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
             raise CodedError("the source is empty; an encoder-decoder model needs at least one source token.",
                              "empty_source")
         with torch.no_grad():
-            memory, memory_mask = model.encode(torch.tensor([src]))
+            memory, memory_mask = model.encode(on_device(model, torch.tensor([src])))
         start = cfg.decoder_start  # bos, and an mBART-50's target language (ModelConfig.forced_bos_id)
     else:
         start = (cfg.bos_id, *src)  # a decoder-only model continues its prompt
@@ -136,20 +136,21 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
 
 
 def _advance(run: _Run, prefixes: torch.Tensor):
-    """Run the decoder on prefixes [b, L] and return (logits [b, vocab], self rows, cross rows).
+    """Run the decoder on prefixes [b, L] (on the host) and return (logits [b, vocab] on the host, self rows,
+    cross rows).
 
     With a cache only the tokens it has not seen are fed; without, the whole prefix is
     recomputed. Either way the rows are the last query position's attention:
     self [b, layers, heads, L], cross [b, layers, heads, s] or None.
     """
     model, b = run.model, prefixes.shape[0]
-    new = prefixes if run.cache is None else prefixes[:, run.cache.length:]
+    new = on_device(model, prefixes if run.cache is None else prefixes[:, run.cache.length:])
     memory = None if run.memory is None else run.memory.expand(b, -1, -1)  # [b, s, d_model]
     mask = None if run.memory_mask is None else run.memory_mask.expand(b, -1, -1, -1)  # [b, 1, 1, s]
     with torch.no_grad(), recording(names=STEP_NAMES) as values:
         # pad_mask=False: a generated prefix is never padding, even if the model emits pad_id.
         hidden = model.decode(new, memory, mask, pad_mask=False, cache=run.cache)
-        logits = model.project(hidden[:, -1:])[:, 0]  # [b, vocab]
+        logits = model.project(hidden[:, -1:])[:, 0].cpu()  # [b, vocab]: chosen from on the host, a row per beam
     trace, layers = Trace(values), range(model.cfg.n_decoder_layers)
 
     def rows(kind):

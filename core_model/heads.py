@@ -24,12 +24,13 @@ def head_weights(block: torch.nn.Module, head: int) -> dict[str, np.ndarray]:
     out = {}
     for name, linear, h in (("q", block.q_proj, head), ("k", block.k_proj, kv), ("v", block.v_proj, kv)):
         rows = slice(h * d_head, (h + 1) * d_head)  # nn.Linear keeps W as [out, in]: a head owns out rows
-        out[f"w_{name}"] = linear.weight.detach()[rows].T.numpy().copy()  # [d_model, d_head]; never a view of the model
+        # [d_model, d_head] on the host, never a view of the model (.cpu() is no copy for a model on the CPU)
+        out[f"w_{name}"] = linear.weight.detach()[rows].T.cpu().numpy().copy()
         bias = torch.zeros(linear.out_features) if linear.bias is None else linear.bias.detach()
-        out[f"b_{name}"] = bias[rows].numpy().copy()
-    out["w_o"] = block.out_proj.weight.detach().T.numpy().copy()  # [h·d_head, d_model]
+        out[f"b_{name}"] = bias[rows].cpu().numpy().copy()
+    out["w_o"] = block.out_proj.weight.detach().T.cpu().numpy().copy()  # [h·d_head, d_model]
     b_o = block.out_proj.bias
-    out["b_o"] = np.zeros(out["w_o"].shape[1], np.float32) if b_o is None else b_o.detach().numpy().copy()
+    out["b_o"] = np.zeros(out["w_o"].shape[1], np.float32) if b_o is None else b_o.detach().cpu().numpy().copy()
     return out
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .trace import Trace
+from .trace import Trace, on_device
 
 
 @dataclass(frozen=True)
@@ -28,10 +28,11 @@ def layer_probs(model, trace: Trace) -> np.ndarray:
         raise ValueError("an encoder-only model has no output layer to read a prediction from.")
     hidden = torch.from_numpy(np.stack([trace.layer_output("decoder", i)[0]
                                         for i in range(model.cfg.n_decoder_layers)]))  # [layers, t, d_model]
+    hidden = on_device(model, hidden)
     with torch.no_grad():
         if model.decoder.final_norm is not None:  # a pre-norm stack's output is only read through it
             hidden = model.decoder.final_norm(hidden)
-        return torch.softmax(model.output_layer(hidden), dim=-1).numpy()  # [layers, t, vocab]
+        return torch.softmax(model.output_layer(hidden), dim=-1).cpu().numpy()  # [layers, t, vocab]
 
 
 def logit_lens(model, trace: Trace, k: int) -> Readout:

@@ -16,10 +16,12 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import torch
 from setuptools import find_packages
 
 from tests.e2e.conftest import free_port, stop, wait_healthy
 from viz_app import cli
+from viz_app.loaders import models
 
 ROOT = Path(__file__).resolve().parents[1]
 HEALTHY_SECONDS = 90  # Streamlit's start on a busy 2-core machine
@@ -101,11 +103,12 @@ def run_main(monkeypatch, argv) -> dict:
 
     monkeypatch.setattr(os, "execv", execv)
     monkeypatch.chdir(ROOT)
-    for name in (cli.MODELS_SETTING, cli.LOCAL_SETTING):
+    settings = (cli.MODELS_SETTING, cli.LOCAL_SETTING, cli.DEVICE_SETTING)
+    for name in settings:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(Replaced):
         cli.main(argv)
-    for name in (cli.MODELS_SETTING, cli.LOCAL_SETTING):  # main sets them for the server it becomes
+    for name in settings:  # main sets them for the server it becomes
         monkeypatch.delenv(name, raising=False)
     return ran
 
@@ -128,11 +131,56 @@ def test_a_model_neither_a_folder_nor_in_the_cache_is_named_with_where_it_looked
     assert "'openai-community/gpt2' is not a folder" in err and str(tmp_path / "hub") in err
 
 
+@pytest.mark.parametrize("cuda", [False, True])
+def test_the_device_reaches_the_app_and_auto_takes_cuda_only_where_torch_sees_it(monkeypatch, cuda):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: cuda)
+    assert run_main(monkeypatch, [])["env"][cli.DEVICE_SETTING] == "cpu"  # the default, GPU or not
+    assert run_main(monkeypatch, ["--device", "auto"])["env"][cli.DEVICE_SETTING] == ("cuda" if cuda else "cpu")
+    assert run_main(monkeypatch, ["--device", "cpu"])["env"][cli.DEVICE_SETTING] == "cpu"
+    if cuda:
+        assert run_main(monkeypatch, ["--device", "cuda"])["env"][cli.DEVICE_SETTING] == "cuda"
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has a GPU")
+def test_auto_is_the_cpu_on_a_machine_without_a_gpu():
+    assert cli.device("auto") == "cpu"
+    with pytest.raises(cli.NoDevice, match="no CUDA device is available"):
+        cli.device("cuda")
+
+
+def test_cuda_without_a_gpu_is_refused_in_one_line(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("nothing may start"))
+    monkeypatch.delenv(cli.DEVICE_SETTING, raising=False)
+    assert cli.main(["--device", "cuda"]) == 2
+    assert capsys.readouterr().err == ("attention-viz: --device cuda: no CUDA device is available "
+                                       "(torch.cuda.is_available() is False)\n")
+    assert cli.DEVICE_SETTING not in os.environ
+
+
+def test_the_loader_puts_every_model_on_the_settings_device(monkeypatch):
+    """cpu here; meta, a device no run defaults to, shows the setting is what is read."""
+    try:
+        for device in ("cpu", "meta"):
+            monkeypatch.setenv(cli.DEVICE_SETTING, device)
+            models.load_model.clear()
+            loaded = models.load_model("reverse")
+            assert models.device() == torch.device(device)
+            assert {p.device.type for p in loaded.model.parameters()} == {device}
+            assert {b.device.type for b in loaded.model.buffers()} <= {device}
+    finally:
+        models.load_model.clear()  # no later test may find the meta model
+    monkeypatch.setenv(cli.DEVICE_SETTING, "gpu")  # set by hand, and wrongly: the app still opens, on the CPU
+    assert models.device() == torch.device("cpu")
+    monkeypatch.delenv(cli.DEVICE_SETTING)
+    assert models.device() == torch.device("cpu")
+
+
 def test_help_documents_the_apps_own_options(capsys):
     with pytest.raises(SystemExit) as done:
         cli.main(["--help"])
     out = capsys.readouterr().out
-    assert done.value.code == 0 and all(option in out for option in ("--model", "--port", "--serve"))
+    assert done.value.code == 0 and all(option in out for option in ("--model", "--device", "--port", "--serve"))
 
 
 def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):

@@ -4,7 +4,8 @@ The app's own options come first; every other argument goes on to `streamlit run
 `--model PATH_OR_NAME` (again for more) opens a folder, or a hub name found in the local Hugging Face cache
 (core_model/checkpoints/hub_cache.py, offline), beside the shipped models: the operator's own models, passed to the
 app in MODELS_SETTING. A local run (the default) also lists in the sidebar what the cache holds; `--serve` starts a
-server for others, which lists nothing from this machine's disk but what `--model` names.
+server for others, which lists nothing from this machine's disk but what `--model` names. `--device cuda` (or `auto`,
+cuda when torch sees one) runs every model on the GPU: DEVICE_SETTING tells the loader (viz_app/loaders/models.py).
 """
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import torch
+
 from core_model.checkpoints import CheckpointError, hub_cache
 from core_model.cli import Parser, whole
 
@@ -24,6 +27,12 @@ APP = ROOT / "app.py"
 FLAGS = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
 MODELS_SETTING = "ATTENTION_VIZ_MODELS"  # environment: JSON [[name, folder], …] of the models --model named
 LOCAL_SETTING = "ATTENTION_VIZ_LOCAL"  # environment: "1" on a local run, where the sidebar lists the cache
+DEVICE_SETTING = "ATTENTION_VIZ_DEVICE"  # environment: the torch device every model is loaded on, "cpu" or "cuda"
+DEVICES = ("cpu", "cuda", "auto")
+
+
+class NoDevice(ValueError):
+    """--device names a device this machine does not have."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -32,6 +41,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--model", action="append", default=[], metavar="PATH_OR_NAME",
                    help="a model folder, or a hub name (openai-community/gpt2) found in the local Hugging Face cache "
                         "(HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub; never downloaded); repeat for more")
+    p.add_argument("--device", choices=DEVICES, default="cpu",
+                   help="where the models run: cpu (the default), cuda (a GPU), or auto (cuda if there is one, else cpu)")
     p.add_argument("--port", type=whole(1, 65535), help="the port to serve on (Streamlit's --server.port)")
     p.add_argument("--serve", action="store_true",
                    help="serve others: the sidebar lists no models from this machine's cache, only --model's")
@@ -43,11 +54,21 @@ def command(args=()) -> list[str]:
     return [sys.executable, "-m", "streamlit", "run", str(APP), *FLAGS, *args]
 
 
+def device(choice: str) -> str:
+    """--device's choice as a torch device: auto is cuda when torch sees a CUDA device, else cpu; NoDevice for cuda
+    without one (checked here, so the app never opens to fail on its first model)."""
+    available = torch.cuda.is_available()
+    if choice == "cuda" and not available:
+        raise NoDevice("--device cuda: no CUDA device is available (torch.cuda.is_available() is False)")
+    return ("cuda" if available else "cpu") if choice == "auto" else choice
+
+
 def settings(options) -> dict[str, str]:
-    """The environment the app reads its operator's choices from; CheckpointError for a model not found."""
+    """The environment the app reads its operator's choices from; CheckpointError for a model not found, NoDevice
+    for a device this machine lacks."""
     models = [hub_cache.resolve(spec) for spec in options.model]
     return {MODELS_SETTING: json.dumps([[name, str(folder)] for name, folder in models]),
-            LOCAL_SETTING: "" if options.serve else "1"}
+            LOCAL_SETTING: "" if options.serve else "1", DEVICE_SETTING: device(options.device)}
 
 
 def main(argv=None) -> int:
@@ -59,7 +80,7 @@ def main(argv=None) -> int:
         return 1
     try:
         os.environ.update(settings(options))
-    except CheckpointError as e:
+    except (CheckpointError, NoDevice) as e:
         print(f"attention-viz: {e}", file=sys.stderr)
         return 2
     cmd = command(rest + (["--server.port", str(options.port)] if options.port else []))

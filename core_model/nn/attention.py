@@ -98,7 +98,7 @@ class MultiHeadAttention(nn.Module):
         `position_bias`: (bias [1, h, q, k], the recipe the trace rebuilds it from), made outside the block and
         added to its scores (T5's relative bias, one per stack, shared by its layers), or None.
         """
-        q_pos = torch.arange(start, start + x.shape[1])
+        q_pos = torch.arange(start, start + x.shape[1], device=x.device)
         q = self.split(self.q_proj(x))  # [b, h, q, d_head]
         k, v = self.keys_values(x, memory, q_pos, cache)
         bias, recipe = position_bias or (None, None)
@@ -106,8 +106,8 @@ class MultiHeadAttention(nn.Module):
             q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
-            bias = alibi_bias_range(*arguments)  # [1, h, q, k]
-            recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from
+            bias = alibi_bias_range(*arguments, device=x.device)  # [1, h, q, k]
+            recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from, on the host
         scale, hook = self.scaled and scale_scores(), None
         if active() is not None:  # a trace is recording this call: the hook keeps each step (trace/attention_points)
             for leaf, value in (("q", q), ("k", k)):

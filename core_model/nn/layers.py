@@ -98,7 +98,7 @@ class Embeddings(nn.Module):
         x = tok * math.sqrt(self.cfg.d_model) if self.cfg.scale_embedding else tok
         record(self, "scaled", x)
         if self.pos is not None:
-            pos = self.pos(torch.arange(start, start + ids.shape[1]))[None]  # [1, pos, d_model]
+            pos = self.pos(torch.arange(start, start + ids.shape[1], device=ids.device))[None]  # [1, pos, d_model]
             record(self, "pos", pos)
             x = x + pos
         if self.token_type is not None:

@@ -22,7 +22,8 @@ class KVCache:
         """Keep batch rows `index` (beam search follows the surviving beams)."""
         for layer in self.layers:
             for block in layer.values():
-                block["k"], block["v"] = block["k"][index], block["v"][index]
+                rows = index.to(block["k"].device)  # a caller's index on the host, the keys where the model runs
+                block["k"], block["v"] = block["k"][rows], block["v"][rows]
 
 
 
@@ -65,9 +66,9 @@ class Transformer(nn.Module):
                cache: KVCache | None = None) -> torch.Tensor:
         """tgt ids [b, t] (only the new ones when cached) → decoder output [b, t, d_model]."""
         start = cache.length if cache is not None else 0
-        mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start)  # [1, 1, t, start + t]
+        mask = causal_mask(tgt.shape[1], start + tgt.shape[1], offset=start, device=tgt.device)  # [1, 1, t, start + t]
         # the local layers' mask (ModelConfig.window): the causal mask, cut to the last `window` keys
-        local = causal_mask(tgt.shape[1], start + tgt.shape[1], start, window=self.cfg.window) if self.cfg.window \
+        local = causal_mask(tgt.shape[1], start + tgt.shape[1], start, tgt.device, self.cfg.window) if self.cfg.window \
             else None
         if pad_mask and cache is None and self.cfg.mask_padding:  # see ModelConfig.mask_padding
             keys = padding_mask(tgt, self.cfg.pad_id)  # [b, 1, 1, t]

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import torch
 
-from ..trace import Trace
+from ..trace import Trace, on_device
 from .masks import apply_mask, causal_mask, masked_softmax
 from .positional import RopeScaling, alibi_bias, alibi_slopes, rope_angles, rope_rotate
 
@@ -27,7 +27,8 @@ def own_positions(model, cfg, n: int) -> dict:
     """
     positions = torch.arange(min(n, cfg.max_len))
     if cfg.positional in ("sinusoidal", "learned"):
-        return {side: getattr(model, f"{side}_embed").pos(positions).numpy() for side in cfg.sides}
+        return {side: getattr(model, f"{side}_embed").pos(on_device(model, positions)).cpu().numpy()
+                for side in cfg.sides}
     if cfg.positional == "rope":
         q, k = torch.randn(2, 1, 1, 1, cfg.d_head, generator=torch.Generator().manual_seed(0))
         rq, rk = (rope_rotate(x.expand(1, 1, len(positions), -1), positions, cfg.positional_base,
@@ -39,8 +40,9 @@ def own_positions(model, cfg, n: int) -> dict:
                 "slopes": alibi_slopes(cfg.n_heads).numpy()}  # [h]
     if cfg.positional == "relative":
         tables = {side: getattr(model, "encoder" if side == "src" else "decoder").relative_bias for side in cfg.sides}
-        return {side: {"buckets": table.weight.detach().T.numpy(), "bias": table(0, len(positions), len(positions))[0]
-                       .numpy()} for side, table in tables.items()}
+        return {side: {"buckets": table.weight.detach().T.cpu().numpy(),
+                       "bias": table(0, len(positions), len(positions))[0].cpu().numpy()}
+                for side, table in tables.items()}
     return {}
 
 
@@ -49,7 +51,7 @@ def position_input(model, cfg, n: int) -> torch.Tensor:
     vectors (+ token type 0's vector, which BERT adds to every token), through the embedding's norm (BERT's)
     and, in a pre-norm layer, through norm1: [n, d_model]."""
     embed = model.src_embed if cfg.has_encoder else model.tgt_embed
-    x = embed.pos(torch.arange(n))  # [n, d_model]
+    x = embed.pos(on_device(model, torch.arange(n)))  # [n, d_model]
     if embed.token_type is not None:
         x = x + embed.token_type.weight[0]
     if embed.norm is not None:
@@ -72,7 +74,7 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
     learned) or layer 0's layer0_input leaf (rope), and layer 0's self-attention pattern (for n).
     """
     attn, n = getattr(model, stack).layers[0].self_attn, trace.attn(stack, 0).pattern.shape[-1]
-    positions = torch.arange(n)
+    positions = on_device(model, torch.arange(n))
     if cfg.positional == "alibi":
         return alibi_bias(cfg.n_heads, positions, positions)[0], dict(slopes=alibi_slopes(cfg.n_heads).numpy())
     if cfg.positional in ("sinusoidal", "learned"):
@@ -81,12 +83,14 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         fields = dict(pos=trace[f"{side}_embed.pos"][0])
     elif cfg.positional == "rope":
         x = torch.tensor(trace.layer(stack, 0, layer0_input(cfg)))  # [1, n, d_model], a copy (the trace's is read-only)
+        x = on_device(model, x)
         mean_q, mean_k = (attn.split(proj(x), heads).mean(2, keepdim=True)
                           for proj, heads in ((attn.q_proj, attn.n_heads), (attn.k_proj, attn.n_kv_heads)))
         scaling = RopeScaling.of(cfg)
         q, k = (rope_rotate(m.expand(-1, -1, n, -1), positions, cfg.positional_base, cfg.rope_layout, scaling,
                             cfg.rope_dims) for m in (mean_q, mean_k))
-        fields = dict(angles=rope_angles(positions, cfg.rotary_dims, cfg.positional_base, scaling).numpy())  # [n, rotary/2]
+        angles = rope_angles(positions, cfg.rotary_dims, cfg.positional_base, scaling)  # [n, rotary/2]
+        fields = dict(angles=angles.cpu().numpy())
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
     k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)
@@ -99,6 +103,6 @@ def position_attention(model, cfg, trace: Trace, side: str, stack: str,
     """What layer 0's heads would do from position alone: (scores [h, n, n] before the mask (position_scores),
     their softmax under the causal mask if `causal`, the fields of what the scores are made of)."""
     scores, fields = position_scores(model, cfg, trace, side, stack)
-    mask = causal_mask(scores.shape[-1]) if causal else None  # [1, 1, n, n]
+    mask = causal_mask(scores.shape[-1], device=scores.device) if causal else None  # [1, 1, n, n]
     alone = masked_softmax(apply_mask(scores[None], mask), mask)[0]  # [h, n, n]
-    return scores.numpy(), alone.numpy(), fields
+    return scores.cpu().numpy(), alone.cpu().numpy(), fields

@@ -90,7 +90,8 @@ NO_SCALING = RopeScaling()
 def rope_angles(positions: torch.Tensor, d_head: int, base: float, scaling: RopeScaling = NO_SCALING) -> torch.Tensor:
     """The rotation angle pos·θᵢ of each dimension pair i at each position, θᵢ = base^(-2i/d_head) (stretched by
     `scaling` for a longer context): [pos, d_head/2]."""
-    inv_freq = float(base) ** (-torch.arange(0, d_head, 2, dtype=torch.float32) / d_head)  # [d/2] (as above)
+    dims = torch.arange(0, d_head, 2, dtype=torch.float32, device=positions.device)
+    inv_freq = float(base) ** (-dims / d_head)  # [d/2] (as above)
     return positions.to(torch.float32)[:, None] * scaling.scaled(inv_freq)
 
 
@@ -137,7 +138,7 @@ def _alibi_slopes(n_heads: int) -> torch.Tensor:
 def alibi_bias(n_heads: int, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.Tensor:
     """-slope_h × |query position - key position|, added to scaled scores: [1, h, q, k]."""
     distance = (q_pos[:, None] - k_pos[None, :]).abs().to(torch.float32)  # [q, k]
-    return -_alibi_slopes(n_heads)[None, :, None, None] * distance[None, None]
+    return -_alibi_slopes(n_heads).to(distance.device)[None, :, None, None] * distance[None, None]
 
 
 # A decoding step's bias is a few hundred numbers, the same for every layer of the step: kept for
@@ -145,19 +146,20 @@ def alibi_bias(n_heads: int, q_pos: torch.Tensor, k_pos: torch.Tensor) -> torch.
 SMALL_BIAS = 1 << 16  # elements
 
 
-def alibi_bias_range(n_heads: int, start: int, q_len: int, k_len: int) -> torch.Tensor:
-    """alibi_bias for queries at start … start + q_len - 1 and keys 0 … k_len - 1; the same bits.
+def alibi_bias_range(n_heads: int, start: int, q_len: int, k_len: int, device=None) -> torch.Tensor:
+    """alibi_bias for queries at start … start + q_len - 1 and keys 0 … k_len - 1 on `device` (None: the host); the
+    same bits.
 
     Small biases come from a cache and are shared: the caller must not write into them.
     """
     if n_heads * q_len * k_len <= SMALL_BIAS:
-        return _small_bias(n_heads, start, q_len, k_len)
-    return alibi_bias(n_heads, torch.arange(start, start + q_len), torch.arange(k_len))
+        return _small_bias(n_heads, start, q_len, k_len, device)
+    return alibi_bias(n_heads, torch.arange(start, start + q_len, device=device), torch.arange(k_len, device=device))
 
 
 @functools.lru_cache(maxsize=64)
-def _small_bias(n_heads: int, start: int, q_len: int, k_len: int) -> torch.Tensor:
-    return alibi_bias(n_heads, torch.arange(start, start + q_len), torch.arange(k_len))
+def _small_bias(n_heads: int, start: int, q_len: int, k_len: int, device) -> torch.Tensor:
+    return alibi_bias(n_heads, torch.arange(start, start + q_len, device=device), torch.arange(k_len, device=device))
 
 
 def relative_buckets(offsets: torch.Tensor, bidirectional: bool, n_buckets: int, max_distance: int) -> torch.Tensor:
@@ -193,7 +195,9 @@ class RelativePositionBias(nn.Module):
 
     def buckets(self, start: int, q_len: int, k_len: int) -> torch.Tensor:
         """The bucket [q, k] of queries at start … start + q_len - 1 and keys 0 … k_len - 1."""
-        offsets = torch.arange(k_len)[None, :] - torch.arange(start, start + q_len)[:, None]  # key - query
+        where = self.weight.device
+        keys, queries = torch.arange(k_len, device=where), torch.arange(start, start + q_len, device=where)
+        offsets = keys[None, :] - queries[:, None]  # key - query
         return relative_buckets(offsets, self.bidirectional, self.weight.shape[0], self.max_distance)
 
     def forward(self, start: int, q_len: int, k_len: int) -> torch.Tensor:
@@ -202,5 +206,5 @@ class RelativePositionBias(nn.Module):
 
 
 def as_given(bias: torch.Tensor) -> torch.Tensor:
-    """A bias the trace keeps as computed (a recipe of its own: see trace.hook_points.derive)."""
-    return bias
+    """A bias the trace keeps as computed (a recipe of its own: see trace.hook_points.derive), read on the host."""
+    return bias.cpu()

@@ -7,8 +7,8 @@ imports the network.
 """
 from .hook_points import NotRecorded, Recorder, Stopped, name_filter, record, recording, scale_scores, set_paths
 from .names import ATTN_LEAVES, EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, MODEL_LEAVES, STACK_LEAVES
-from .trace import AttnView, EmbedView, Trace, as_batch, run_with_trace
+from .trace import AttnView, EmbedView, Trace, as_batch, on_device, run_with_trace
 
 __all__ = ["ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES",
-           "AttnView", "EmbedView", "NotRecorded", "Recorder", "Stopped", "Trace", "as_batch", "name_filter", "record",
-           "recording", "run_with_trace", "scale_scores", "set_paths"]
+           "AttnView", "EmbedView", "NotRecorded", "Recorder", "Stopped", "Trace", "as_batch", "name_filter", "on_device",
+           "record", "recording", "run_with_trace", "scale_scores", "set_paths"]

@@ -155,18 +155,18 @@ class Recorder:
         block = demand.pool_block(*weights.shape[-2:], self.on_demand.side)
         self.pooled[name] = (demand.pool_max(weights, block), block)
         if self.on_demand.digest is not None:
-            self.digests[name] = self.on_demand.digest(name, weights.detach().numpy())
+            self.digests[name] = self.on_demand.digest(name, weights.detach().cpu().numpy())
 
     def remember(self, path: str, context: dict) -> None:
         """What stack `path` handed its layers (masks, memory, bias): an on-demand trace runs a layer again with it."""
         self.contexts[path] = context
 
     def array(self, name: str) -> np.ndarray:
-        """A kept value as float32 numpy, converted on its first read. The array shares the tensor's memory, so it
-        is made read-only: no reader can alter what the model computed."""
+        """A kept value as float32 numpy, converted on its first read (a GPU's copied to the host only then). The array
+        shares the tensor's memory, so it is made read-only: no reader can alter what the model computed."""
         value = self.values[name]
         if isinstance(value, torch.Tensor):
-            value = (value if value.dtype == torch.float32 else value.to(torch.float32)).numpy()
+            value = (value if value.dtype == torch.float32 else value.to(torch.float32)).cpu().numpy()
             value.flags.writeable = False
             self.values[name] = value  # two threads reading at once each make a view of the same memory
         return value
@@ -175,7 +175,7 @@ class Recorder:
         """The mask as a read-only bool array (a view, no copy), once per call however many layers use it."""
         held = self._masks.get(id(mask))
         if held is None or held[0] is not mask:  # the tensor is held, so its id cannot be reused meanwhile
-            array = mask.detach().numpy()
+            array = mask.detach().cpu().numpy()  # a GPU's mask copied to the host (a CPU one is not copied)
             array.flags.writeable = False
             held = self._masks[id(mask)] = (mask, array)
         return held[1]
@@ -257,7 +257,7 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     if kind == "apply":  # a module applied to a tensor the recipe holds (an on-demand trace's logits)
         module, value = args
         with torch.no_grad():
-            return module(value).numpy()
+            return module(value).cpu().numpy()
     base, *others = (recorder[s] for s in sources)
     if kind == "softmax":  # over the last axis, by torch as the forward would (in torch's own memory: torch.tensor)
         return torch.softmax(torch.tensor(base), dim=-1).numpy()

@@ -52,11 +52,11 @@ def pool_max(weights: torch.Tensor, block: int) -> np.ndarray:
     """[..., q, k] → each block × block square's largest weight (a partial square at the edge: of what it covers),
     as viz_app.figures.attention.pool_max does in numpy: weights are ≥ 0, so its zero padding never wins."""
     if block == 1:
-        return weights.detach().to(torch.float32).numpy().copy()
+        return weights.detach().to(torch.float32).cpu().numpy().copy()
     *lead, n_q, n_k = weights.shape
     flat = weights.detach().to(torch.float32).reshape(-1, 1, n_q, n_k)
     pooled = F.max_pool2d(flat, block, block, ceil_mode=True)
-    return pooled.reshape(*lead, *pooled.shape[-2:]).numpy()
+    return pooled.reshape(*lead, *pooled.shape[-2:]).cpu().numpy()  # pooled on the model's device, then copied
 
 
 def layer_of(name: str) -> tuple[str, int] | None:

@@ -165,6 +165,11 @@ def as_batch(ids) -> torch.Tensor | None:
     return t[None] if t.dim() == 1 else t
 
 
+def on_device(model: torch.nn.Module, t: torch.Tensor | None) -> torch.Tensor | None:
+    """`t` where the model's parameters are (the server's --device); None stays None."""
+    return None if t is None else t.to(next(model.parameters()).device)
+
+
 def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = True,
                    pad_mask: bool = True, token_types=None, names=None, stop_after: str | None = None,
                    on_demand: OnDemand | bool | None = None):
@@ -189,7 +194,8 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     on_demand = OnDemand() if on_demand is True else on_demand or None
     try:
         with torch.no_grad(), recording(scale, names, stop_after, on_demand) as recorder:
-            out = model(as_batch(src), as_batch(tgt), pad_mask=pad_mask, token_types=as_batch(token_types))
+            out = model(on_device(model, as_batch(src)), on_device(model, as_batch(tgt)), pad_mask=pad_mask,
+                        token_types=on_device(model, as_batch(token_types)))
     except Stopped:
         return None, Trace(recorder)
     if stop_after is not None:

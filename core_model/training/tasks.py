@@ -14,6 +14,7 @@ import torch
 from ..config import ModelConfig
 from .data import en_fr, reverse
 from ..nn.model import Transformer
+from ..trace import on_device
 
 
 LABEL_SMOOTHING = 0.1  # ε of every shipped model's training loss (Vaswani et al., 5.4)
@@ -113,9 +114,9 @@ def loss_fn(model: Transformer, batch: dict, smoothing: float) -> tuple[torch.Te
 @torch.no_grad()
 def token_losses(model: Transformer, batch: dict, smoothing: float) -> torch.Tensor:
     """Each target token's cross-entropy [b, t] under label smoothing `smoothing` (0 at padding), as loss_fn
-    takes their mean."""
-    logits = model(batch["src"], batch["tgt_in"])  # [b, t, vocab]
-    target = batch["tgt_out"]
+    takes their mean; on the host."""
+    logits = model(on_device(model, batch["src"]), on_device(model, batch["tgt_in"]))  # [b, t, vocab]
+    target = on_device(model, batch["tgt_out"])
     loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), target.flatten(), reduction="none",
                                              ignore_index=model.cfg.pad_id, label_smoothing=smoothing)
-    return loss.view(target.shape)
+    return loss.view(target.shape).cpu()

@@ -2,7 +2,8 @@
 
 A shipped model is a folder of MODELS_DIR, MiniLM the installed package's, a visitor's own one is where own_model
 keeps it, the operator's own are those named with `attention-viz --model` (viz_app/cli.py) and, on a local run, the
-Hugging Face cache's that an importer reads (core_model/checkpoints/hub_cache.py; the sidebar lists them too). The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
+Hugging Face cache's that an importer reads (core_model/checkpoints/hub_cache.py; the sidebar lists them too). Every
+model, a visitor's too, runs on the one device the server was started with (`attention-viz --device`). The other loaders call `models.load_model(...)` through this module, never a copy of the name, so that
 replacing it here (as tests do, like MODELS_DIR) reaches every caller.
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 from pathlib import Path
 
 import streamlit as st
+import torch
 
 from core_model import checkpoints
 from core_model.checkpoints import hub_cache
@@ -19,10 +21,10 @@ from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
 from .. import own_model
-from ..cli import LOCAL_SETTING, MODELS_SETTING
+from ..cli import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "model_folder", "load_model",
-           "readable", "shipped_task", "local_run", "cached_models"]
+           "readable", "shipped_task", "local_run", "cached_models", "device"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
 DEFAULT_MODEL = "translate-en-fr"
@@ -63,6 +65,14 @@ def local_run() -> bool:
     return os.environ.get(LOCAL_SETTING) == "1"
 
 
+def device() -> torch.device:
+    """The device every model is loaded on and run on: the one `attention-viz --device` chose, else the CPU."""
+    try:
+        return torch.device(os.environ.get(DEVICE_SETTING) or "cpu")
+    except RuntimeError:  # set by hand, and wrongly: the app still opens, on the CPU
+        return torch.device("cpu")
+
+
 def cached_models() -> list[hub_cache.Cached]:
     """On a local run, the models of the Hugging Face cache an importer reads; on a server for others, none."""
     return _scan() if local_run() else []
@@ -75,10 +85,13 @@ def _scan() -> list[hub_cache.Cached]:
 
 @st.cache_resource(max_entries=8, show_spinner=False)
 def load_model(name: str) -> checkpoints.Loaded:
-    """Load once per server; shared read-only by every session. The operator's own models are read as theirs
-    (bounded by the machine's memory), every other with a visitor's limits (core_model/checkpoints/safe_load.Route)."""
+    """Load once per server; shared read-only by every session, on the server's device(). The operator's own models
+    are read as theirs (bounded by the machine's memory), every other with a visitor's limits
+    (core_model/checkpoints/safe_load.Route)."""
     trusted = name in operator_models() and not own_model.is_own(name) and not (MODELS_DIR / name).is_dir()
-    return checkpoints.load(model_folder(name), trusted=trusted)
+    loaded = checkpoints.load(model_folder(name), trusted=trusted)
+    loaded.model.to(device())  # in place: the Loaded holds the same module, now on the device
+    return loaded
 
 
 def readable(cfg) -> int:

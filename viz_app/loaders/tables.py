@@ -43,7 +43,7 @@ def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neig
     """The k entries of the `side` embedding matrix nearest each of `ids` (special tokens left out)."""
     loaded = models.load_model(name)
     cfg = loaded.config
-    weight = getattr(loaded.model, f"{side}_embed").tok.weight.detach().numpy()  # [vocab, d_model]
+    weight = getattr(loaded.model, f"{side}_embed").tok.weight.detach().cpu().numpy()  # [vocab, d_model]
     found, cosine = nearest(weight, ids, k, exclude=(cfg.pad_id, cfg.unk_id, cfg.bos_id, cfg.eos_id))
     display = loaded.tokenizers[side].display_pieces
     return Neighbours(found, cosine, weight[found], tuple(tuple(display(row.tolist())) for row in found))
