@@ -199,14 +199,12 @@ def stats(run, g: Grid, marks: dict) -> Stats:
 
 def digest(marks: dict):
     """An on-demand trace's digest (core_model/trace/on_demand.py): the statistics `stats` gives of every head,
-    taken from each block's full weights [b, h, q, k] while they exist, one head at a time (head_stats works in
-    float64: a whole layer at 2,048 tokens would take gigabytes); `marks` {side: Marks} as for `stats`."""
+    taken from each block's full weights [b, h, q, k] while they exist; `marks` {side: Marks} as for `stats`."""
     def of(name: str, weights: np.ndarray) -> dict[str, np.ndarray]:
         parts = name.split(".")  # <stack>.layers.<i>.<kind>.pattern
         key = marks[blocks.SIDES[f"{parts[0]}.{parts[3]}"][1]]
-        heads = [head_stats.table(weights[0, h][None, None], key.special, cross=parts[3] == "cross_attn",
-                                  frame=key.frame) for h in range(weights.shape[1])]
-        return {s: np.concatenate([h[s][0] for h in heads]) for s in heads[0]}
+        found = head_stats.table(weights[:1], key.special, cross=parts[3] == "cross_attn", frame=key.frame)
+        return {s: values[0] for s, values in found.items()}  # [heads] each
     return of
 
 

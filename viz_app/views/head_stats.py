@@ -3,6 +3,8 @@
 Every function takes weights `p` shaped [..., q, k] (rows sum to 1 over the allowed keys, 0 on
 masked ones) and returns one number per leading index, a mean over query rows. Rows with no
 weight at all (a query that may attend to nothing) are left out of the mean, never counted as 0.
+The [q, k] products stay in float32 (the weights' own precision) and every sum is taken in float64:
+at real size a layer's weights are gigabytes in float64 (SmolLM2-135M at 2,048 tokens: 300 MB a layer).
 """
 from __future__ import annotations
 
@@ -18,40 +20,40 @@ PEAK_STATS = ("previous", "cls", "sep", "special")  # the ones whose high values
 
 def _row_mean(values: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Mean of per-row `values` [..., q] over the rows of `p` that carry weight."""
-    live = p.sum(axis=-1) > 0  # [..., q]
+    live = p.sum(axis=-1, dtype=np.float64) > 0  # [..., q]
     with warnings.catch_warnings():  # a head with no live row gives NaN, said as "empty" on the page
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(np.where(live, values, np.nan), axis=-1)
+        return np.nanmean(np.where(live, values.astype(np.float64), np.nan), axis=-1)
 
 
 def entropy(p) -> np.ndarray:
     """Mean over rows of -Σ p log p, in nats (0 = one key takes all, log n = spread evenly over n keys)."""
-    p = np.asarray(p, dtype=np.float64)
-    terms = np.where(p > 0, -p * np.log(np.where(p > 0, p, 1.0)), 0.0)  # 0 log 0 = 0: masked keys add nothing
-    return _row_mean(terms.sum(axis=-1), p)
+    p = np.asarray(p, dtype=np.float32)
+    logs = np.log(p, out=np.zeros_like(p), where=p > 0)  # 0 log 0 = 0: masked keys add nothing
+    return _row_mean(-(p * logs).sum(axis=-1, dtype=np.float64), p)
 
 
 def mean_distance(p, relative: bool = False) -> np.ndarray:
     """Mean over rows of Σ_j p[i, j]·|i − j| in tokens; relative=True measures positions as fractions 0..1
     of each side's length, which is what makes it comparable when queries and keys are different sentences."""
-    p = np.asarray(p, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float32)
     n_q, n_k = p.shape[-2:]
     i, j = np.arange(n_q, dtype=np.float64), np.arange(n_k, dtype=np.float64)
     if relative:
         i, j = i / max(n_q - 1, 1), j / max(n_k - 1, 1)
-    gap = np.abs(i[:, None] - j[None, :])  # [q, k]
-    return _row_mean((p * gap).sum(axis=-1), p)
+    gap = np.abs(i[:, None] - j[None, :]).astype(np.float32)  # [q, k]
+    return _row_mean((p * gap).sum(axis=-1, dtype=np.float64), p)
 
 
 def special_weight(p, special) -> np.ndarray:
     """Mean over rows of the weight on special keys (<s>, </s>, <pad>, [CLS], [SEP]); `special` is bool [k]."""
-    p = np.asarray(p, dtype=np.float64)
-    return _row_mean((p * np.asarray(special, dtype=bool)).sum(axis=-1), p)
+    p = np.asarray(p, dtype=np.float32)
+    return _row_mean(np.where(special, p, np.float32(0)).sum(axis=-1, dtype=np.float64), p)
 
 
 def previous_token(p) -> np.ndarray:
     """Mean over rows i ≥ 1 of p[i, i−1]: 1 for a head that always looks one token back."""
-    p = np.asarray(p, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float32)
     if min(p.shape[-2:]) < 2:
         return np.full(p.shape[:-2], np.nan)
     n = min(p.shape[-2] - 1, p.shape[-1] - 1)
