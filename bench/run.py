@@ -27,6 +27,7 @@ from core_model import cli
 
 from . import core
 from .core import ROOT
+from .markdown import table, verdict, yes
 
 THREADS = 1  # torch intra-op threads for the model benchmarks: steadier on a shared 2-core machine
 
@@ -51,16 +52,6 @@ def card_training_time(name: str = "translate-en-fr") -> tuple[str, str, str]:
             date = re.search(r"\d{4}-\d{2}-\d{2}", line)
             return m.group(1), date.group(0) if date else "no date", line.strip()
     return "", "", "no 'NNN s measured' line in the card"
-
-
-def yes(ok: bool) -> str:
-    return "✓" if ok else "✗ FAILED"
-
-
-def table(header: list[str], rows: list[list]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
 
 
 def header_lines(args) -> list[str]:
@@ -411,10 +402,6 @@ def section_training() -> list[str]:
     return ["## 7. Default model training time", "",
             f"Not re-measured here: read from `assets/models/translate-en-fr/card.md` — **{seconds} s**, measured {date}:", "",
             f"> {line}", ""]
-
-
-def verdict(met: bool | None) -> str:
-    return "not measured" if met is None else "met" if met else "not met"
 
 
 def forward_targets(fwd) -> list[list]:
