@@ -185,3 +185,19 @@ def test_a_cold_start_without_a_chart_says_why():
     drawn = dict(start, first_s=8.5, why="", up_s=6.0, navigation_s=6.1, peak_mb=2048.0, rss_mb=1536.0)
     assert rs.start_row(drawn)[2:5] == ["8.5", "≤ 10 s", "met"]
 
+
+def test_only_real_size_puts_table_10_and_its_rows_into_benchmarks_md_once(tmp_path, monkeypatch):
+    from bench import run
+    from bench.core import ROOT
+
+    out = tmp_path / "BENCHMARKS.md"
+    out.write_text((ROOT / "BENCHMARKS.md").read_text(encoding="utf-8"), encoding="utf-8")
+    rows = [made_row(512, result(1.8, 1100.0), result(1.9, 700.0))]
+    monkeypatch.setattr(run, "real_size_benchmark", lambda step, q: (rs.section(dict(rows=rows, starts=[])),
+                                                                     rs.targets(dict(rows=rows, starts=[]))))
+    for _ in range(2):  # the second run replaces what the first put in
+        assert run.update_real_size(str(out)) == 0
+        text = out.read_text(encoding="utf-8")
+        assert text.count(rs.HEAD) == 1 and text.index("## 9. ") < text.index(rs.HEAD) < text.index("## Targets")
+        assert text.count("| real sizes: traced forward, every value, time vs transformers | ≤ 1.0× | 0.90× (Model, 512) "
+                          "| met |") == 1
