@@ -60,33 +60,44 @@ def server(stamps: str | None = None, app: Path = ROOT / "app.py"):
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                if urllib.request.urlopen(base + "/_stcore/health", timeout=2).status == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.time() > deadline:
-                raise RuntimeError("the streamlit server did not become healthy")
-            time.sleep(0.3)
+        wait_healthy(base, proc)
         yield base, proc.pid
     finally:
-        proc.terminate()
+        stop(proc)
+
+
+def wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 90) -> None:
+    """Returns once the streamlit server at `base` answers its health check; RuntimeError if it exits first or
+    does not answer within `timeout_s`."""
+    deadline = time.time() + timeout_s
+    while True:
         try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            if urllib.request.urlopen(base + "/_stcore/health", timeout=2).status == 200:
+                return
+        except OSError:
+            pass
+        if proc.poll() is not None or time.time() > deadline:
+            raise RuntimeError("the streamlit server did not become healthy")
+        time.sleep(0.3)
 
 
-def rss_mb(pid: int) -> float:
-    """VmRSS of a process in MiB, from /proc/PID/status."""
+def stop(proc: subprocess.Popen) -> None:
+    """Stop a server we started, by its PID: terminate, then kill if it is still there after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def rss_mb(pid: int, key: str = "VmRSS") -> float:
+    """VmRSS of a process in MiB, from /proc/PID/status (key="VmHWM": its peak so far)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(key + ":"):
                 return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS line")
+    raise RuntimeError(f"no {key} line")
 
 
 @contextmanager

@@ -27,26 +27,40 @@ EOT = "<|endoftext|>"
 TEXT = "the visualizer lets a student type a sentence and step through every head of a real pretrained model "
 
 
-def gpt2_folder(dest: Path, **config) -> Path:
-    """A GPT-2 folder with random weights (GPT2Config's defaults, updated by `config`) and a byte-level BPE
-    tokenizer.json of the config's vocabulary size."""
-    import tokenizers
-    import transformers
+def byte_tokenizer(size: int, first: tuple[str, ...] = (), last: tuple[str, ...] = ()):
+    """A byte-level BPE `tokenizers.Tokenizer` of `size` ids, shaped as the hub's GPT-2, SmolLM and Qwen2 files are:
+    the specials `first` at ids 0, 1, …, the 256 byte symbols, merges of pairs of them (then, past 65,536 merges,
+    of a pair and a byte: Qwen2's 151,936 ids), then the specials `last`. Our importers want a decoder's tokenizer
+    exactly as large as its embedding."""
+    import itertools
 
-    vocab_size = config.pop("vocab_size", transformers.GPT2Config().vocab_size)
+    import tokenizers
+
     alphabet = sorted(tokenizers.pre_tokenizers.ByteLevel.alphabet())
-    merges = [(a, b) for a in alphabet for b in alphabet][:vocab_size - 1 - len(alphabet)]
-    vocab = {symbol: i for i, symbol in enumerate(alphabet)}
-    vocab.update({a + b: len(alphabet) + i for i, (a, b) in enumerate(merges)})
-    vocab[EOT] = len(vocab)
+    pairs = ((a, b) for a in alphabet for b in alphabet)
+    triples = ((a + b, c) for a in alphabet for b in alphabet for c in alphabet)
+    merges = list(itertools.islice(itertools.chain(pairs, triples), size - len(first) - len(alphabet) - len(last)))
+    vocab = {special: i for i, special in enumerate(first)}
+    vocab.update({piece: len(first) + i for i, piece in enumerate([*alphabet, *(a + b for a, b in merges)])})
+    vocab.update({special: len(vocab) + i for i, special in enumerate(last)})
     tk = tokenizers.Tokenizer(tokenizers.models.BPE(vocab=vocab, merges=merges))
-    tk.add_special_tokens([EOT])
+    tk.add_special_tokens([*first, *last])
     tk.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tk.decoder = tokenizers.decoders.ByteLevel()
+    return tk
+
+
+def gpt2_folder(dest: Path, dtype: torch.dtype = torch.float32, **config) -> Path:
+    """A GPT-2 folder with random weights (GPT2Config's defaults, updated by `config`) saved in `dtype`, and a
+    byte-level BPE tokenizer.json of the config's vocabulary size."""
+    import transformers
+
+    tk = byte_tokenizer(config.pop("vocab_size", transformers.GPT2Config().vocab_size), last=(EOT,))
     transformers.GPT2TokenizerFast(tokenizer_object=tk, bos_token=EOT, eos_token=EOT, unk_token=EOT).save_pretrained(dest)
-    cfg = transformers.GPT2Config(vocab_size=len(vocab), bos_token_id=vocab[EOT], eos_token_id=vocab[EOT], **config)
+    eot = tk.token_to_id(EOT)
+    cfg = transformers.GPT2Config(vocab_size=tk.get_vocab_size(), bos_token_id=eot, eos_token_id=eot, **config)
     torch.manual_seed(0)
-    transformers.GPT2LMHeadModel(cfg).save_pretrained(dest, safe_serialization=True)
+    transformers.GPT2LMHeadModel(cfg).to(dtype).save_pretrained(dest, safe_serialization=True)
     return dest
 
 

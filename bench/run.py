@@ -1,8 +1,9 @@
 """Run every benchmark and write BENCHMARKS.md: `.venv/bin/python -m bench.run [--quick] [--load-sessions N]`.
 
-The full run takes about 20 minutes on 2 cores: the model tables, the pages under AppTest and their profile,
+The full run takes about 40 minutes on 2 cores: the model tables, the pages under AppTest and their profile,
 a server driven by chromium (bytes, first chart, fragment reruns, memory), BertViz side by side when it is
-installed, and the load test (30 sessions on one server).
+installed, the load test (30 sessions on one server), and, half of the time, the models at their real sizes
+(table 10, bench/real_size.py; `--only-real-size` runs it alone into an existing BENCHMARKS.md).
 
 Timings are medians of repeated runs; ratios compare numbers measured in the same run. Every
 row also records the check of the result it timed (equal outputs, identical ids, no exception).
@@ -27,6 +28,7 @@ from core_model import cli
 
 from . import core
 from .core import ROOT
+from .markdown import table, verdict, yes
 
 THREADS = 1  # torch intra-op threads for the model benchmarks: steadier on a shared 2-core machine
 
@@ -51,16 +53,6 @@ def card_training_time(name: str = "translate-en-fr") -> tuple[str, str, str]:
             date = re.search(r"\d{4}-\d{2}-\d{2}", line)
             return m.group(1), date.group(0) if date else "no date", line.strip()
     return "", "", "no 'NNN s measured' line in the card"
-
-
-def yes(ok: bool) -> str:
-    return "✓" if ok else "✗ FAILED"
-
-
-def table(header: list[str], rows: list[list]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return out + [""]
 
 
 def header_lines(args) -> list[str]:
@@ -413,10 +405,6 @@ def section_training() -> list[str]:
             f"> {line}", ""]
 
 
-def verdict(met: bool | None) -> str:
-    return "not measured" if met is None else "met" if met else "not met"
-
-
 def forward_targets(fwd) -> list[list]:
     f32 = next((r for r in fwd if r["tokens"] == 32), None)
     if not f32:
@@ -758,6 +746,32 @@ def load_benchmark(step, q, sessions) -> tuple[list[str], dict]:
     return lines, results
 
 
+def real_size_benchmark(step, q) -> tuple[list[str], list[list]]:
+    """Table 10 and its target rows: the models at their real sizes (bench/real_size.py), each measurement in a
+    child process of its own."""
+    from . import real_size as rs
+    res = step("real sizes", lambda: rs.bench_real_size(**rs.options(quick=q)))
+    return rs.section(res), rs.targets(res)
+
+
+def update_real_size(path) -> int:
+    """Run only table 10 (the full run of `python -m bench.real_size`) and put its section and target rows into an
+    existing BENCHMARKS.md; the other tables stay as they are."""
+    step = Steps()
+    lines, rows = real_size_benchmark(step, False)
+    lines[1:1] = ["", f"(table 10 re-run alone by `.venv/bin/python -m bench.run --only-real-size` on "
+                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')})"]
+    text = put_section(open(path, encoding="utf-8").read(), "## 10. ", "## Targets", lines)
+    for row in rows:
+        text = put_target(text, row)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("\n".join(lines + table(["target", "goal", "measured", "verdict", "why not met"], rows)))
+    for failure in step.failures:
+        print(failure, file=sys.stderr)
+    return 1 if step.failures else 0
+
+
 def update_load(path, sessions: int) -> int:
     """Run only the load test and put its section and its target rows into an existing BENCHMARKS.md."""
     step = Steps()
@@ -839,6 +853,9 @@ def parse_args(argv):
                     help="run only the load test with N sessions and replace its section and target row in --out")
     ap.add_argument("--only-live", action="store_true",
                     help="run only \"Train one live\" and replace its section, table 7 and its target row in --out")
+    ap.add_argument("--only-real-size", action="store_true",
+                    help="run only table 10, the models at their real sizes, and replace its section and target rows "
+                         "in --out")
     ap.add_argument("--load-sessions", type=int, default=None, metavar="N",
                     help="sessions of the load test, table 9 (default 30, or 3 with --quick; 0 skips it)")
     return ap.parse_args(argv)
@@ -851,6 +868,8 @@ def main(argv=None) -> int:
         return update_load(args.out, args.only_load)
     if args.only_live:
         return update_live(args.out)
+    if args.only_real_size:
+        return update_real_size(args.out)
     q = args.quick
     default_threads = torch.get_num_threads()
     torch.set_num_threads(THREADS)
@@ -862,9 +881,10 @@ def main(argv=None) -> int:
     bertviz_lines, bertviz_rows = bertviz_benchmarks(step, q)
     sessions = args.load_sessions if args.load_sessions is not None else 3 if q else 30
     load_lines, load_result = load_benchmark(step, q, sessions)
-    lines += model_lines + page_lines + browser_lines + section_training() + bertviz_lines + load_lines
+    real_lines, real_rows = real_size_benchmark(step, q)
+    lines += model_lines + page_lines + browser_lines + section_training() + bertviz_lines + load_lines + real_lines
     target_lines, _ = section_targets(fwd, dec, page_rows, wire, tm, minilm, frag, load_result,
-                                      bertviz_rows + live_targets(live))
+                                      bertviz_rows + live_targets(live) + real_rows)
     lines += target_lines
     if step.failures:
         lines += ["## Benchmarks that failed to run", ""] + [f"```\n{f}\n```" for f in step.failures]

@@ -87,3 +87,21 @@ def test_in_app_navigation_times_each_page_it_opens(browser, server):
     r = in_app_navigation(browser, server, "the old man sees the red car", pages, rounds=1)
     assert r["ok"] and set(r["pages"]) == {"explorer", "tokens"}
     assert all(0 < v < 60 and len(r["all"][name]) == 1 for name, v in r["pages"].items())
+
+
+def test_a_cold_start_of_an_imported_folder_times_its_first_chart(browser, tmp_path):
+    """bench/real_size.py's cold start, on a 2-layer Llama folder of SmolLM2's vocabulary: the server started as a
+    user starts it, the explorer's first chart drawn, the server stopped afterwards."""
+    import dataclasses
+
+    pytest.importorskip("transformers")
+    from bench import real_size as rs
+
+    spec = dataclasses.replace(rs.BY_NAME["smollm2-135m-random"], name="tiny-smollm2", fields=dict(
+        rs.BY_NAME["smollm2-135m-random"].fields, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2))
+    path = rs.build(spec, tmp_path / spec.name)
+    r = rs.cold_start(browser, spec, path, 24)
+    assert r["why"] == "" and r["tokens"] == 24, r
+    assert 0 < r["up_s"] <= r["navigation_s"] < r["first_s"] < rs.CHART_TIMEOUT_S  # server up, page opened, drawn
+    assert r["peak_mb"] >= r["rss_mb"] > 100  # a streamlit server with torch and the model loaded
