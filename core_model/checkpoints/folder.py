@@ -204,9 +204,9 @@ def _load(path) -> Loaded:
     except ValueError as e:
         code, fields = coded(e)
         raise CheckpointError(str(e), code=code, fields=fields) from None
-    model = Transformer(cfg)
+    model = Transformer.empty(cfg)
     tensors = read_weights(path, model)
-    model.load_state_dict(tensors, strict=not (cfg.has_decoder and cfg.tie_embeddings))
+    model.fill(tensors, strict=not (cfg.has_decoder and cfg.tie_embeddings))
     card = (path / CARD).read_text(encoding="utf-8", errors="replace") if (path / CARD).is_file() else ""
     return Loaded(model.eval(), cfg, tokenizers, card, path)
 

@@ -169,8 +169,8 @@ def decoder(path: Path, cfg: ModelConfig, ours: Mapping[str, torch.Tensor], abou
             tokenizer: type = ByteLevelBPETokenizer, file: str = "tokenizer.json") -> Loaded:
     """The decoder-only model of `cfg` holding our tensors `ours`, with the folder's `file` read as `tokenizer` (its
     roles the config's special ids, its size the embedding's) and the card `about`: how a decoder family's load ends."""
-    model = Transformer(cfg)
-    model.load_state_dict(ours)
+    model = Transformer.empty(cfg)
+    model.fill(ours)
     roles = {"pad": cfg.pad_id, "unk": cfg.unk_id, "bos": cfg.bos_id, "eos": cfg.eos_id}
     read = read_tokenizer(file, tokenizer.load, path / file, roles)
     check_vocab(read, cfg.tgt_vocab_size, file)

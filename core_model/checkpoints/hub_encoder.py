@@ -101,14 +101,14 @@ def build(path: Path, cfg: ModelConfig, names: Mapping[str, str], prefix: str,
     are the body's tensors left out (read_body). With cfg.mlm_head, `head` maps the masked-LM head's tensors (our
     name <- its name outside the prefix), its output layer being the token embedding."""
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
-    model = Transformer(cfg)
+    model = Transformer.empty(cfg)
     state = model.state_dict()
     head = dict(head or {}) if cfg.mlm_head else {}
     names = {**names, **head, **({"generator.weight": names["src_embed.tok.weight"]} if head else {})}
     wanted = {its: tuple(state[ours].shape) for ours, its in names.items()}
     theirs = read_body(path, {**wanted, **(shapes or {})}, prefix, unused, frozenset(head.values()))
     theirs = arithmetic(theirs) if arithmetic else theirs
-    model.load_state_dict({ours: theirs[its] for ours, its in names.items()})
+    model.fill({ours: theirs[its] for ours, its in names.items()})
     return model.eval()
 
 

@@ -45,8 +45,8 @@ def load(path, name: str = "") -> Loaded:
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     at = seq2seq.layout(path, cfg)
     theirs = seq2seq.read(path, cfg, at, seq2seq.embedding_shapes(cfg))
-    model = Transformer(cfg)
-    model.load_state_dict({**seq2seq.state_dict(theirs, cfg, at), **seq2seq.embedding_state_dict(theirs)})
+    model = Transformer.empty(cfg)
+    model.fill({**seq2seq.state_dict(theirs, cfg, at), **seq2seq.embedding_state_dict(theirs)})
     card = seq2seq.card(path, name or path.name, cfg, FAMILY, "a denoising sequence-to-sequence model: learned "
                         "positions, a byte-level BPE vocabulary", "</s>")
     return Loaded(model.eval(), cfg, tokenizers, card, path)

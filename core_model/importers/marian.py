@@ -50,8 +50,8 @@ def load(path, name: str = "") -> Loaded:
     stored = {f"{stack}.embed_positions.weight" for stack in seq2seq.STACKS} & at.stored  # older files only
     theirs = seq2seq.read(path, cfg, at, {table: (cfg.max_len, cfg.d_model) for table in stored})
     check_positions(theirs, cfg, at)
-    model = Transformer(cfg)
-    model.load_state_dict(seq2seq.state_dict(theirs, cfg, at))
+    model = Transformer.empty(cfg)
+    model.fill(seq2seq.state_dict(theirs, cfg, at))
     card = seq2seq.card(path, name or path.name, cfg, FAMILY,
                         "a translation model: sinusoidal positions, a sentencepiece vocabulary", "<pad>")
     return Loaded(model.eval(), cfg, tokenizers, card, path)

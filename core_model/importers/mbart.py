@@ -61,8 +61,8 @@ def load(path, name: str = "") -> Loaded:
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     at = seq2seq.layout(path, cfg)
     theirs = seq2seq.read(path, cfg, at, {**seq2seq.embedding_shapes(cfg), **shapes(cfg)})
-    model = Transformer(cfg)
-    model.load_state_dict({**seq2seq.state_dict(theirs, cfg, at), **seq2seq.embedding_state_dict(theirs),
+    model = Transformer.empty(cfg)
+    model.fill({**seq2seq.state_dict(theirs, cfg, at), **seq2seq.embedding_state_dict(theirs),
                            **state_dict(theirs)})
     start = " ".join(tokenizers["tgt"].id_to_piece(i) for i in cfg.decoder_start)
     card = seq2seq.card(path, name or path.name, cfg, FAMILY, "a multilingual denoising and translation model: "

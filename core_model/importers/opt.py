@@ -124,8 +124,8 @@ def load(path, name: str = "") -> Loaded:
     hub.fit_vocab(tokenizer, cfg.tgt_vocab_size, source)  # the hub's OPT: 50,272 rows for 50,265 tokens
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     theirs = hub.read_shaped(path, shapes(cfg), *file_names(path, cfg))
-    model = Transformer(cfg)
-    model.load_state_dict(state_dict(theirs, cfg))
+    model = Transformer.empty(cfg)
+    model.fill(state_dict(theirs, cfg))
     return Loaded(model.eval(), cfg, {"tgt": tokenizer}, card(path, name or path.name, cfg), path)
 
 

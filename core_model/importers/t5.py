@@ -93,8 +93,8 @@ def load(path, name: str = "") -> Loaded:
     check_size(cfg)  # a config asking for a huge model is refused before the model is built
     expected = shapes(cfg)
     theirs = hub.read_shaped(path, expected, {n: n for n in expected}, COPIES + (() if untied else ("lm_head.weight",)))
-    model = Transformer(cfg)
-    model.load_state_dict(state_dict(theirs, cfg))
+    model = Transformer.empty(cfg)
+    model.fill(state_dict(theirs, cfg))
     card = seq2seq.card(path, name or path.name, cfg, FAMILY, "a text-to-text model: relative position buckets, a "
                         "sentencepiece vocabulary", "<pad>")
     return Loaded(model.eval(), cfg, tokenizers, card, path)
