@@ -17,6 +17,8 @@ torch leaves one core to the rest: the server's event loop sending the run, the 
 the same machine) and the other sessions' runs, each in a thread of its own. Its OpenMP threads spin too: on
 2 cores, with chromium redrawing, a new sentence's run on the explorer took 0.16–0.54 s (median 0.35) with
 torch's two threads and 0.11–0.18 s (median 0.13) with one, on the server's own clock (bench/served.py).
+A real-size run is another matter (seconds of matrix products, not milliseconds of overhead): `every_core` gives
+it all of them (GPT-2 small at 512 tokens: the explorer's run and continuation took 16 s on one thread).
 
 Responses are sent at once. Streamlit 1.67 binds its listening socket as `socket.socket(family)`, protocol 0, and
 asyncio turns Nagle's algorithm off only on sockets whose protocol is IPPROTO_TCP: on every kept-alive connection a
@@ -27,6 +29,7 @@ TCP_NODELAY on to the connections it accepts.
 """
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import os
@@ -44,6 +47,7 @@ import viz_app
 _lock = threading.Lock()
 _settled = False
 _threads = 1  # torch's threads for a run, set by the first settle()
+_cores = torch.get_num_threads()  # torch's own default: one per core
 
 
 def settle() -> None:
@@ -81,3 +85,14 @@ def send_at_once() -> None:
                     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:  # closed since it was listed
             continue
+
+
+@contextlib.contextmanager
+def every_core():
+    """torch on every core in this thread for the block (a real-size run), then back to what it had."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(_cores)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

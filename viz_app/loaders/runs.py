@@ -8,6 +8,7 @@ re-draws from the cached run and never re-runs the model. The maths of what is d
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +22,7 @@ from core_model.nn import position_signal
 from core_model.trace import Trace, run_with_trace
 from core_model.trace.on_demand import OnDemand
 
+from .. import serving
 from ..batch import Batch, SentenceError, batch_masks, invariance, pad_rows
 from ..figures.attention import GRID_SIDE
 from ..shared_cache import shared_cache
@@ -81,14 +83,22 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
         limit: int = 0) -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output.
 
-    `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can.
+    `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can. A text that
+    fills a large model (more than ON_DEMAND_BYTES of attention weights) is run on every core.
     """
     loaded = models.load_model(name)
     cfg = loaded.config
-    side = "src" if cfg.has_encoder else "tgt"
     most = models.readable(cfg)
     limit = min(limit, most) if limit > 0 else most
-    prepared = prepare(loaded.tokenizers[side], src_text, limit)
+    prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit)
+    n = len(prepared.ids)
+    with serving.every_core() if weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
+        return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit)
+
+
+def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool, pad_mask: bool, limit: int) -> Run:
+    """`run`'s body, once the text is read (`prepared`): the model's output, then the traced forward pass."""
+    cfg, most = loaded.config, models.readable(loaded.config)
     cut = "input.batch_cut" if limit < most else "input.truncated"  # the masks page's own bound, or the model's
     notices = [(cut if key == "input.truncated" else key, fields) for key, fields in prepared.notices]
     src_ids, tgt_ids, output = prepared.ids, (), ""
