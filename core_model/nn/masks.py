@@ -38,11 +38,11 @@ def combine(*masks: torch.Tensor | None) -> torch.Tensor | None:
     return out
 
 
-def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
-    """Blocked scores become -inf, so softmax gives them exactly zero weight."""
+def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None, in_place: bool = False) -> torch.Tensor:
+    """Blocked scores become -inf, so softmax gives them exactly zero weight (in_place: written over `scores`)."""
     if mask is None or mask.all():  # nothing blocked: spare a copy of the scores
         return scores
-    return scores.masked_fill(~mask, float("-inf"))
+    return scores.masked_fill_(~mask, float("-inf")) if in_place else scores.masked_fill(~mask, float("-inf"))
 
 
 def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None, in_place: bool = False) -> torch.Tensor:

@@ -6,7 +6,7 @@ attention block passes an AttentionPoints, which keeps `pattern` and `z` as they
 [b, h, q, k] score arrays, notes a recipe instead (hook_points.derive): the scores from the kept q and k, the
 scaled ones from the scores, the divisor and the bias's own arguments, the masked ones from the scaled and the
 mask. They are computed, bit for bit, only when someone reads them. What cannot be rebuilt (scores not in
-float32, a bias without a recipe) is kept as computed.
+float32, a bias without a recipe) is kept as a copy of what was computed: attention() goes on in place.
 """
 from __future__ import annotations
 
@@ -35,14 +35,14 @@ class AttentionPoints:
     def scores(self, value) -> None:
         derived = value.dtype == torch.float32 and record_derived(self.module, "scores",
                                                                   ("product", ("q", "k"), self.group), DERIVED)
-        self.scores_noted = derived or record(self.module, "scores", value, needed_by=DERIVED)
+        self.scores_noted = derived or record(self.module, "scores", value.clone(), needed_by=DERIVED)
 
     def scores_scaled(self, value) -> None:
         rebuildable = self.bias is None or self.bias_recipe is not None
         if self.scores_noted and value.dtype == torch.float32 and rebuildable:
             record_derived(self.module, "scores_scaled", ("scaled", ("scores",), self.divisor, self.bias_recipe))
         else:
-            record(self.module, "scores_scaled", value, needed_by=("scores_masked",))
+            record(self.module, "scores_scaled", value.clone(), needed_by=("scores_masked",))
 
     def scores_masked(self, value) -> None:
         blocking = self.mask is not None and not bool(self.mask.all())  # the mask as a recipe only if it blocks
