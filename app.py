@@ -14,7 +14,7 @@ st.set_page_config(page_title=text("app.title", lang), layout="wide",
 settle()  # each run: torch's threads in this run's thread; the first also takes the modules out of the collection
 # A widget's value belongs to the page that drew it, and each page draws the sidebar itself: Streamlit
 # drops the sidebar's values when another page opens. Set by code here, they outlive the page change.
-for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special", *classroom.KEYS):
+for key in ("lang", "model", "src", "tgt", "layer", "head", "hide_special", "half", *classroom.KEYS):
     if key in st.session_state:
         st.session_state[key] = st.session_state[key]
 # The pages live in app_pages/, not pages/: Streamlit treats a pages/ folder beside the entry point

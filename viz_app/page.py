@@ -44,7 +44,8 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
         st.stop()
     try:
         with st.spinner(t("spinner.run")):
-            result = loaders.run(st.session_state["model"], src, st.session_state.get("tgt", ""), scale, pad_mask)
+            result = loaders.run(st.session_state["model"], src, st.session_state.get("tgt", ""), scale, pad_mask,
+                                 half=st.session_state.get("half", False))
     except ValueError:  # nothing left to read once unusable characters are removed
         st.info(t("input.unreadable"))
         st.stop()
@@ -59,7 +60,7 @@ def cached_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
     the session, and a kept run would outlive the shared cache's bound (loaders.RUN_BYTES).
     """
     ss = st.session_state
-    return loaders.run(ss["model"], ss["src"], ss.get("tgt", ""), scale, pad_mask)
+    return loaders.run(ss["model"], ss["src"], ss.get("tgt", ""), scale, pad_mask, half=ss.get("half", False))
 
 
 def layer(n_layers: int, note: str) -> int:

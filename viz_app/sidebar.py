@@ -95,6 +95,8 @@ def positions(sb, cfg) -> None:
     if any(tok.frames_input for tok in loaders.load_model(st.session_state["model"]).tokenizers.values()):
         state.setting("hide_special", False, state.parse_bool, state.is_bool)
         sb.toggle(t("sidebar.hide_special"), key="hide_special", help=t("sidebar.hide_special.help"))
+    state.setting("half", False, state.parse_bool, state.is_bool)
+    sb.toggle(t("sidebar.half"), key="half", help=t("sidebar.half.help"))
 
 
 def pick_head(chart: str, switch_off: str) -> None:

@@ -98,10 +98,11 @@ class Recorder:
     """
 
     def __init__(self, scale: bool = True, names=None, stop_after: str | None = None,
-                 on_demand: demand.OnDemand | None = None):
+                 on_demand: demand.OnDemand | None = None, half: bool = False):
         if on_demand is not None and names is not None:
             raise ValueError("an on-demand trace chooses what it keeps itself: give it no names filter.")
         self.scale, self.on_demand = scale, on_demand
+        self.half = half  # attention weights kept in float16 (pooled ones too), read as float32
         self.wants = name_filter(names) if on_demand is None else on_demand.keeps
         self.filter = describe_filter(names)
         self.stop_after = stop_after  # the forward ends once this name is recorded (Stopped)
@@ -153,7 +154,8 @@ class Recorder:
     def summarize(self, name: str, weights: torch.Tensor) -> None:
         """An on-demand trace's record of a block's full weights [b, h, q, k]: pooled, and the caller's digest."""
         block = demand.pool_block(*weights.shape[-2:], self.on_demand.side)
-        self.pooled[name] = (demand.pool_max(weights, block), block)
+        pooled = demand.pool_max(weights, block)
+        self.pooled[name] = (pooled.astype(np.float16) if self.half else pooled, block)
         if self.on_demand.digest is not None:
             self.digests[name] = self.on_demand.digest(name, weights.detach().cpu().numpy())
 
@@ -165,11 +167,23 @@ class Recorder:
         """A kept value as float32 numpy, converted on its first read (a GPU's copied to the host only then). The array
         shares the tensor's memory, so it is made read-only: no reader can alter what the model computed."""
         value = self.values[name]
+        if isinstance(value, torch.Tensor) and value.dtype == torch.float16 and self.half:
+            return self.widened(name, value)
         if isinstance(value, torch.Tensor):
             value = (value if value.dtype == torch.float32 else value.to(torch.float32)).cpu().numpy()
             value.flags.writeable = False
             self.values[name] = value  # two threads reading at once each make a view of the same memory
         return value
+
+    def widened(self, name: str, value: torch.Tensor) -> np.ndarray:
+        """A float16 value as float32 numpy, made on reading and kept only while a reader holds it (the trace keeps
+        the half-size tensor)."""
+        array = self._derived.get(name)
+        if array is None:
+            array = value.to(torch.float32).cpu().numpy()
+            array.flags.writeable = False
+            self._derived[name] = array
+        return array
 
     def mask_array(self, mask: torch.Tensor) -> np.ndarray:
         """The mask as a read-only bool array (a view, no copy), once per call however many layers use it."""
@@ -220,7 +234,7 @@ class Recorder:
         context = self.contexts[stack]
 
         def compute():
-            return demand.recompute(context, self.inputs[(stack, index)], index, self.scale, recording)
+            return demand.recompute(context, self.inputs[(stack, index)], index, self.scale, self.half, recording)
         return demand.LAYERS.get((self.key, stack, index), compute)
 
     def derived(self, name: str) -> np.ndarray:
@@ -235,9 +249,9 @@ class Recorder:
     def nbytes(self) -> int:
         """Bytes of the distinct float32 arrays kept, as read (two names for one tensor, or a shared mask, count
         once); sized where they are, so asking converts nothing."""
-        def where(v) -> tuple[int, int]:  # (address, bytes as float32 numpy)
+        def where(v) -> tuple[int, int]:  # (address, bytes as float32 numpy; float16 as kept)
             if isinstance(v, torch.Tensor):
-                return v.data_ptr(), v.numel() * 4
+                return v.data_ptr(), v.numel() * (2 if v.dtype == torch.float16 else 4)
             return v.__array_interface__["data"][0], v.nbytes
 
         kept = [*self.values.values(), *(r[-1] for r in self.recipes.values() if isinstance(r[-1], (np.ndarray, torch.Tensor))),
@@ -327,6 +341,12 @@ def remember(module, **context) -> None:
         recorder.remember(getattr(module, "trace_path", ""), dict(context, stack=module))
 
 
+def half() -> bool:
+    """Whether the call in progress keeps attention weights in float16."""
+    recorder = _ACTIVE.get()
+    return recorder is not None and recorder.half
+
+
 def on_demand() -> bool:
     """Whether the call in progress records an on-demand trace (on_demand.py)."""
     recorder = _ACTIVE.get()
@@ -378,14 +398,14 @@ def scale_scores() -> bool:
 
 
 @contextlib.contextmanager
-def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None):
+def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None, half: bool = False):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
     `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
     `stop_after` makes record() raise Stopped once that name is recorded; `on_demand` (an on_demand.OnDemand)
-    keeps what fits and computes a layer's values when read.
+    keeps what fits and computes a layer's values when read; `half` keeps attention weights in float16.
     """
-    recorder = Recorder(scale, names, stop_after, on_demand)
+    recorder = Recorder(scale, names, stop_after, on_demand, half)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder

@@ -126,3 +126,18 @@ def test_the_caches_bound_holds_after_runs_of_a_large_model_at_2048_tokens(tmp_p
     assert got["kept"] == 4  # on demand, all four runs stay in the cache
     assert got["run_cache"] <= runs.RUN_BYTES and got["layers"] <= on_demand.LAYER_BYTES
     assert got["grown"] < runs.RUN_BYTES + on_demand.LAYER_BYTES, got  # measured: the runs kept and the layers computed, all within their bounds
+
+
+def test_the_sidebars_float16_switch_keeps_the_weights_in_half_and_every_page_says_so():
+    at = open_page("explorer", model="lm-en", src="the old man sees the red car .", half=True)
+    assert_clean(at)
+    assert at.sidebar.toggle(key="half").value is True
+    assert any("float16" in w.value for w in at.warning)
+    text = "the old man sees the red car ."
+    half, full = loaders.run("lm-en", text, half=True), loaders.run("lm-en", text)
+    assert half.trace.half and not full.trace.half
+    expected = full.trace.attn("decoder", 1).pattern[0, 2].astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(grid_tile(at, "explorer.grid", 1, 2), expected)
+    at.sidebar.toggle(key="half").set_value(False).run()
+    assert not any("float16" in w.value for w in at.warning)
+    np.testing.assert_array_equal(grid_tile(at, "explorer.grid", 1, 2), full.trace.attn("decoder", 1).pattern[0, 2])

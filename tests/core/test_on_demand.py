@@ -105,3 +105,26 @@ def test_an_on_demand_trace_takes_no_names_filter_and_is_never_pickled(hub_folde
     _, lazy = run_with_trace(loaded.model, src, tgt, on_demand=True)
     with pytest.raises(TypeError, match="never pickled"):
         pickle.dumps(lazy)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_half_keeps_the_weights_in_float16_and_reads_them_as_float32(hub_folder, lazy):
+    loaded = checkpoints.load(hub_folder("bart"))
+    src, tgt = ids_for(loaded.config, 40)
+    _, full = run_with_trace(loaded.model, src, tgt, on_demand=lazy or None)
+    _, half = run_with_trace(loaded.model, src, tgt, on_demand=lazy or None, half=True)
+    assert half.half and not full.half
+    for name in [n for n in full.names if n.endswith(".pattern")]:
+        read = half[name]
+        assert read.dtype == np.float32
+        np.testing.assert_array_equal(read, full[name].astype(np.float16).astype(np.float32))  # rounded once, no more
+        assert np.abs(read - full[name]).max() <= 2**-11  # weights in 0..1: within float16's half a step at 1
+    unequal = [n for n in full.names if not n.endswith(".pattern") and not np.array_equal(full[n], half[n])]
+    assert unequal == []  # only the weights are rounded: every other value is the same
+    if lazy:
+        pooled, block = half.pooled_pattern("encoder", 1)
+        assert pooled.dtype == np.float16
+        np.testing.assert_array_equal(pooled, full.pooled_pattern("encoder", 1)[0].astype(np.float16))
+    else:
+        patterns = sum(full[n].nbytes for n in full.names if n.endswith(".pattern"))
+        assert full.nbytes - half.nbytes == patterns // 2  # the weights take half their bytes

@@ -80,11 +80,12 @@ def tracing(loaded, src_ids, tgt_ids) -> OnDemand | None:
 
 @shared_cache(max_entries=16, max_bytes=RUN_BYTES, size=lambda r: r.trace.nbytes)
 def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True,
-        limit: int = 0) -> Run:
+        limit: int = 0, half: bool = False) -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output.
 
     `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can. A text that
-    fills a large model (more than ON_DEMAND_BYTES of attention weights) is run on every core.
+    fills a large model (more than ON_DEMAND_BYTES of attention weights) is run on every core. `half` keeps the
+    attention weights in float16 (the sidebar's switch; the pages say so).
     """
     loaded = models.load_model(name)
     cfg = loaded.config
@@ -93,14 +94,16 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit)
     n = len(prepared.ids)
     with serving.every_core() if weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
-        return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit)
+        return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit, half)
 
 
-def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool, pad_mask: bool, limit: int) -> Run:
+def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool, pad_mask: bool, limit: int,
+         half: bool) -> Run:
     """`run`'s body, once the text is read (`prepared`): the model's output, then the traced forward pass."""
     cfg, most = loaded.config, models.readable(loaded.config)
     cut = "input.batch_cut" if limit < most else "input.truncated"  # the masks page's own bound, or the model's
     notices = [(cut if key == "input.truncated" else key, fields) for key, fields in prepared.notices]
+    notices += [("run.half", {})] if half else []
     src_ids, tgt_ids, output = prepared.ids, (), ""
     if cfg.has_decoder:
         try:  # the same greedy output the decoding page steps through
@@ -119,7 +122,7 @@ def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool,
             target, notices = forced.ids, notices + list(forced.notices)
         tgt_ids = (*cfg.decoder_start, *target)  # bos (and an mBART-50's target language) first
     _, trace = run_with_trace(loaded.model, list(src_ids) or None, list(tgt_ids) or None, scale=scale,
-                              pad_mask=pad_mask, on_demand=tracing(loaded, src_ids, tgt_ids))
+                              pad_mask=pad_mask, on_demand=tracing(loaded, src_ids, tgt_ids), half=half)
     return Run(name, trace, src_ids, tgt_ids,
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),
