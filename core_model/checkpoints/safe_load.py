@@ -432,15 +432,18 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
 
 def converted(files: dict[str, dict[str, torch.Tensor]], expected: dict[str, torch.Tensor], rename: dict[str, str],
               ignore: tuple[str, ...], what: str) -> dict[str, torch.Tensor]:
-    """Each file's tensors, file after file, in float32 and checked (check_tensor), by our names.
+    """Each file's tensors, file after file and in the model's order within a file (so that the first fault named is
+    the model's first), in float32 and checked (check_tensor), by our names.
 
     A memory-mapped file (the operator's own) is only read from disk when its bytes are first touched, here, by the
     conversion or the check for finite values: so this is where the load's progress is told, tensor by tensor.
     """
     progress, tensors, done = _PROGRESS.get(), {}, 0
     total = sum(t.nbytes for stored in files.values() for t in stored.values())
+    place = {name: i for i, name in enumerate(expected)}
     for file, stored in files.items():
-        for name, t in stored.items():
+        for name in sorted(stored, key=lambda n: place.get(rename.get(n, n), -1)):  # -1: an ignored name, not read
+            t = stored[name]
             if name not in ignore:
                 ours = rename.get(name, name)
                 tensors[ours] = t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
