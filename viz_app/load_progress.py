@@ -57,10 +57,12 @@ def bar():
 def paint(latest: list, finished: threading.Event, language: str) -> None:
     """The painter's thread: the bar at the latest progress every EVERY seconds until the load is finished, then
     none."""
-    slot = None
+    slot, shown = None, None
     while not finished.wait(EVERY):
-        slot = st.empty() if slot is None else slot
-        file, done, total = latest[0]
+        if latest[0] == shown:  # read, the model is being built: the bar stays as it is
+            continue
+        slot, shown = st.empty() if slot is None else slot, latest[0]
+        file, done, total = shown
         slot.progress(done / total if total else 1.0, text=label(file, done, total, language))
     if slot is not None:
         slot.empty()
