@@ -163,13 +163,13 @@ def test_the_loader_puts_every_model_on_the_settings_device(monkeypatch):
     try:
         for device in ("cpu", "meta"):
             monkeypatch.setenv(cli.DEVICE_SETTING, device)
-            models.load_model.clear()
+            models._load_cached.clear()
             loaded = models.load_model("reverse")
             assert models.device() == torch.device(device)
             assert {p.device.type for p in loaded.model.parameters()} == {device}
             assert {b.device.type for b in loaded.model.buffers()} <= {device}
     finally:
-        models.load_model.clear()  # no later test may find the meta model
+        models._load_cached.clear()  # no later test may find the meta model
     monkeypatch.setenv(cli.DEVICE_SETTING, "gpu")  # set by hand, and wrongly: the app still opens, on the CPU
     assert models.device() == torch.device("cpu")
     monkeypatch.delenv(cli.DEVICE_SETTING)

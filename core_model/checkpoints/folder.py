@@ -23,8 +23,9 @@ from ..messages import coded, shortened
 from ..nn.model import Transformer
 # What this loader shares with the importers lives in safe_load, below them all.
 from .safe_load import (CARD, CONFIG, GENERATION_FILE, INDEX, LOG_FILE, MAX_LOG_BYTES, MAX_SNAPSHOT_BYTES, OPERATOR,
-                        SHARD, SNAPSHOT_FILE, VISITOR, WEIGHTS, CheckpointError, Loaded, check_size, hf_model_type,
-                        read_json_file, read_tensors, required, route, size_text, within_limit)
+                        SHARD, SNAPSHOT_FILE, VISITOR, WEIGHTS, CheckpointError, Loaded, Progress, check_size,
+                        hf_model_type, read_json_file, read_tensors, reporting, required, route, size_text,
+                        within_limit)
 from ..tokenizers import Tokenizer
 
 # Every file a load of ours reads or keeps, and a Hugging Face folder's generation_config.json (read by the decoding
@@ -179,10 +180,12 @@ def read_tokenizers(path: Path, cfg: ModelConfig) -> dict:
     return tokenizers
 
 
-def load(path, trusted: bool = False) -> Loaded:
+def load(path, trusted: bool = False, progress: Progress | None = None) -> Loaded:
     """Load and check a checkpoint folder; raise CheckpointError naming what is wrong. `trusted`: the operator's own
-    model (safe_load.Route), bounded by the machine's memory, not by the limits a visitor's upload keeps."""
-    with route(OPERATOR if trusted else VISITOR):
+    model (safe_load.Route), bounded by the machine's memory, not by the limits a visitor's upload keeps.
+    `progress(file_name, done_bytes, total_bytes)` is told, tensor by tensor, how far the weights are read, whichever
+    importer reads them (safe_load.Progress)."""
+    with route(OPERATOR if trusted else VISITOR), reporting(progress):
         return _load(path)
 
 

@@ -2,8 +2,8 @@
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
 model.safetensors (or the shards model.safetensors.index.json names, float16 and bfloat16 read as float32) and
-checked name by name and shape by shape. Every loader builds on this
-module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
+checked name by name and shape by shape, a load's progress told as they are read (reporting). Every loader builds
+on this module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
 the arrows go one way: folder → registry ← importers → safe_load.
 Nothing is unpickled: safetensors and JSON hold data only.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,22 @@ def route(which: Route):
         yield
     finally:
         _ROUTE.reset(token)
+
+
+# A load's progress(file_name, done_bytes, total_bytes): called as each tensor of the weight files is read, the files in
+# order; the bytes are the tensors' as stored (the files' sizes less their headers), done reaching total at the end.
+Progress = Callable[[str, int, int], None]
+_PROGRESS: ContextVar[Progress | None] = ContextVar("progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(progress: Progress | None):
+    """Every load inside the block tells `progress` how far its weights are read (None: nobody is told)."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
 
 
 def weight_limit() -> int | None:
@@ -363,9 +380,9 @@ def read_weight_file(path: Path, name: str) -> dict[str, torch.Tensor]:
                               fields={"file": name}) from None
 
 
-def read_shards(path: Path) -> dict[str, torch.Tensor]:
-    """Every shard's tensors, as the index places them: together within the weights' limit, each tensor in one
-    shard only, and in the shard the index names."""
+def read_shards(path: Path) -> dict[str, dict[str, torch.Tensor]]:
+    """Every shard's tensors by shard, in the shards' order, as the index places them: together within the weights'
+    limit, each tensor in one shard only, and in the shard the index names."""
     weight_map = shard_map(path)
     shards = sorted(set(weight_map.values()))
     total, limit = sum((path / s).stat().st_size for s in shards), weight_limit()
@@ -373,20 +390,21 @@ def read_shards(path: Path) -> dict[str, torch.Tensor]:
         raise CheckpointError(f"the shards are {size_text(total)} together, over the limit of "
                               f"{size_text(MAX_WEIGHT_BYTES)}.", "limit", "file_too_big",
                               {"file": INDEX, "size": size_text(total), "limit": size_text(MAX_WEIGHT_BYTES)})
-    tensors, found = {}, {}
+    by_shard, found = {}, {}
     for shard in shards:
-        for name, tensor in read_weight_file(path, shard).items():
+        by_shard[shard] = read_weight_file(path, shard)
+        for name in by_shard[shard]:
             if name in found or weight_map.get(name) != shard:
                 where = f"both {found[name]} and {shard}" if name in found else f"{shard}, not where {INDEX} says"
                 raise CheckpointError(f"the tensor {shortened(name, 80)} is in {where}.", code="shard_mismatch",
                                       fields={"file": INDEX, "tensor": shortened(name, 80), "shard": shard})
-            tensors[name], found[name] = tensor, shard
+            found[name] = shard
     absent = sorted(set(weight_map) - set(found))
     if absent:
         name, shard = shortened(absent[0], 80), weight_map[absent[0]]
         raise CheckpointError(f"the tensor {name} is not in {shard}, where {INDEX} says.", code="shard_mismatch",
                               fields={"file": INDEX, "tensor": name, "shard": shard})
-    return tensors
+    return by_shard
 
 
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
@@ -396,22 +414,43 @@ def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str
 
     Names in `ignore` may be in the file and are left out; any other name must match exactly.
     """
-    tensors = read_shards(path) if sharded(path) else read_weight_file(path, WEIGHTS)
+    files = read_shards(path) if sharded(path) else {WEIGHTS: read_weight_file(path, WEIGHTS)}
     what = INDEX if sharded(path) else WEIGHTS
     rename = rename or {}
-    tensors = {rename.get(name, name): t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
-               for name, t in tensors.items() if name not in ignore}
+    names = {rename.get(name, name) for tensors in files.values() for name in tensors if name not in ignore}
     in_file = {v: k for k, v in rename.items()}  # to name a tensor as the file does
-    missing = sorted(in_file.get(n, n) for n in set(expected) - set(tensors))
+    missing = sorted(in_file.get(n, n) for n in set(expected) - names)
     if missing:
         raise CheckpointError(f"{what} lacks tensor(s) the config needs: {listed(missing)}.", code="tensors_missing",
                               fields={"file": what, **listed_fields(missing)})
-    unexpected = sorted(in_file.get(n, n) for n in set(tensors) - set(expected))
+    unexpected = sorted(in_file.get(n, n) for n in names - set(expected))
     if unexpected:
         raise CheckpointError(f"{what} has tensor(s) this config has no place for: {listed(unexpected)}.",
                               code="tensors_unexpected", fields={"file": what, **listed_fields(unexpected)})
-    for name, want in expected.items():
-        check_tensor(tensors[name], want, in_file.get(name, name), what)
+    return converted(files, expected, rename, ignore, what)
+
+
+def converted(files: dict[str, dict[str, torch.Tensor]], expected: dict[str, torch.Tensor], rename: dict[str, str],
+              ignore: tuple[str, ...], what: str) -> dict[str, torch.Tensor]:
+    """Each file's tensors, file after file and in the model's order within a file (so that the first fault named is
+    the model's first), in float32 and checked (check_tensor), by our names.
+
+    A memory-mapped file (the operator's own) is only read from disk when its bytes are first touched, here, by the
+    conversion or the check for finite values: so this is where the load's progress is told, tensor by tensor.
+    """
+    progress, tensors, done = _PROGRESS.get(), {}, 0
+    total = sum(t.nbytes for stored in files.values() for t in stored.values())
+    place = {name: i for i, name in enumerate(expected)}
+    for file, stored in files.items():
+        for name in sorted(stored, key=lambda n: place.get(rename.get(n, n), -1)):  # -1: an ignored name, not read
+            t = stored[name]
+            if name not in ignore:
+                ours = rename.get(name, name)
+                tensors[ours] = t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
+                check_tensor(tensors[ours], expected[ours], name, what)
+            done += t.nbytes
+            if progress is not None:
+                progress(file, done, total)
     return tensors
 
 

@@ -47,8 +47,8 @@ def test_the_search_finds_the_loaders_caches():
     # Guards the search itself: a broken walk would find nothing and pass every test below.
     # One cache of each of the loaders' modules: each file of the package is read.
     names = {(path.name, f.name) for path, f, _ in CACHED if path.parent == ROOT / "viz_app" / "loaders"}
-    assert {("models.py", "load_model"), ("runs.py", "run"), ("decodings.py", "decode"), ("tables.py", "block_weights"),
-            ("corpus.py", "qk_batch")} <= names
+    assert {("models.py", "_load_cached"), ("runs.py", "run"), ("decodings.py", "decode"),
+            ("tables.py", "block_weights"), ("corpus.py", "qk_batch")} <= names
 
 
 @pytest.mark.parametrize("path, func, decorator", CACHED, ids=[f"{p.name}:{f.name}" for p, f, _ in CACHED])

@@ -30,9 +30,9 @@ def cache_rows(at):
 def test_a_model_named_on_the_command_line_is_offered_and_drawn(hub_folder, monkeypatch):
     monkeypatch.setenv(cli.MODELS_SETTING, json.dumps([["tiny-gpt2", str(hub_folder("gpt2"))]]))
     routes, real = [], checkpoints.load
-    monkeypatch.setattr(checkpoints, "load", lambda path, trusted=False: routes.append((path, trusted)) or real(
-        path, trusted))
-    loaders.load_model.clear()
+    monkeypatch.setattr(checkpoints, "load", lambda path, trusted=False, progress=None: routes.append((path, trusted))
+                        or real(path, trusted, progress))
+    models._load_cached.clear()
     at = open_page("overview")
     assert "tiny-gpt2" in at.sidebar.selectbox(key="model").options
     at.sidebar.selectbox(key="model").set_value("tiny-gpt2").run()

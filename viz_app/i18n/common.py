@@ -60,6 +60,7 @@ STRINGS = {
                        "zh": "超过 {n} 个字符：此文本不会写入页面链接，复制的链接打开时不含它。"},
     "load.failed": {"en": "The model {name} could not be loaded: {reason}", "zh": "无法加载模型 {name}：{reason}"},
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
+    "load.progress": {"en": "{file} — {done} / {total} MB read", "zh": "{file} — 已读取 {done} / {total} MB"},
     "query.bad": {"en": "The link asked for {setting}, which cannot be shown here; showing {used} instead.",
                   "zh": "链接要求 {setting}，这里无法显示，改为显示 {used}。"},
     "query.stale": {"en": "There is no {setting} here; showing {used} instead.",

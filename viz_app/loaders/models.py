@@ -20,7 +20,7 @@ from core_model.checkpoints import hub_cache
 from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
-from .. import own_model
+from .. import load_progress, own_model
 from ..cli import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "model_folder", "load_model",
@@ -83,13 +83,21 @@ def _scan() -> list[hub_cache.Cached]:
     return hub_cache.cached_models()  # a walk over the cache's folders: once in 30 s, not on every rerun
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
 def load_model(name: str) -> checkpoints.Loaded:
+    """The model `name`, loaded once per server (_load_cached); while its weights are read, a bar names the file and
+    the bytes (viz_app/load_progress.py: drawn outside the cache, so that no later hit replays it)."""
+    with load_progress.bar() as progress:
+        return _load_cached(name, progress)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _load_cached(name: str, _progress=None) -> checkpoints.Loaded:
     """Load once per server; shared read-only by every session, on the server's device(). The operator's own models
     are read as theirs (bounded by the machine's memory), every other with a visitor's limits
-    (core_model/checkpoints/safe_load.Route)."""
+    (core_model/checkpoints/safe_load.Route). `_progress` is told how far the weights are read; its leading _ keeps it
+    out of the cache's key."""
     trusted = name in operator_models() and not own_model.is_own(name) and not (MODELS_DIR / name).is_dir()
-    loaded = checkpoints.load(model_folder(name), trusted=trusted)
+    loaded = checkpoints.load(model_folder(name), trusted=trusted, progress=_progress)
     loaded.model.to(device())  # in place: the Loaded holds the same module, now on the device
     return loaded
 
