@@ -135,6 +135,12 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
     return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline)
 
 
+def _last_query(name: str, pattern: torch.Tensor) -> torch.Tensor:
+    """What a step keeps of a block's weights [b, h, q, k]: the last query's row, copied, so the rest is freed (a
+    2,048-token prompt's first step would otherwise hold every layer's [h, 2048, 2048])."""
+    return pattern[:, :, -1:].clone()
+
+
 def _advance(run: _Run, prefixes: torch.Tensor):
     """Run the decoder on prefixes [b, L] (on the host) and return (logits [b, vocab] on the host, self rows,
     cross rows).
@@ -147,7 +153,7 @@ def _advance(run: _Run, prefixes: torch.Tensor):
     new = on_device(model, prefixes if run.cache is None else prefixes[:, run.cache.length:])
     memory = None if run.memory is None else run.memory.expand(b, -1, -1)  # [b, s, d_model]
     mask = None if run.memory_mask is None else run.memory_mask.expand(b, -1, -1, -1)  # [b, 1, 1, s]
-    with torch.no_grad(), recording(names=STEP_NAMES) as values:
+    with torch.no_grad(), recording(names=STEP_NAMES, keep_as=_last_query) as values:
         # pad_mask=False: a generated prefix is never padding, even if the model emits pad_id.
         hidden = model.decode(new, memory, mask, pad_mask=False, cache=run.cache)
         logits = model.project(hidden[:, -1:])[:, 0].cpu()  # [b, vocab]: chosen from on the host, a row per beam

@@ -35,14 +35,14 @@ class AttentionPoints:
     def scores(self, value) -> None:
         derived = value.dtype == torch.float32 and record_derived(self.module, "scores",
                                                                   ("product", ("q", "k"), self.group), DERIVED)
-        self.scores_noted = derived or record(self.module, "scores", value.clone(), needed_by=DERIVED)
+        self.scores_noted = derived or record(self.module, "scores", value, needed_by=DERIVED, copy=True)
 
     def scores_scaled(self, value) -> None:
         rebuildable = self.bias is None or self.bias_recipe is not None
         if self.scores_noted and value.dtype == torch.float32 and rebuildable:
             record_derived(self.module, "scores_scaled", ("scaled", ("scores",), self.divisor, self.bias_recipe))
         else:
-            record(self.module, "scores_scaled", value.clone(), needed_by=("scores_masked",))
+            record(self.module, "scores_scaled", value, needed_by=("scores_masked",), copy=True)
 
     def scores_masked(self, value) -> None:
         blocking = self.mask is not None and not bool(self.mask.all())  # the mask as a recipe only if it blocks

@@ -98,11 +98,12 @@ class Recorder:
     """
 
     def __init__(self, scale: bool = True, names=None, stop_after: str | None = None,
-                 on_demand: demand.OnDemand | None = None, half: bool = False):
+                 on_demand: demand.OnDemand | None = None, half: bool = False, keep_as=None):
         if on_demand is not None and names is not None:
             raise ValueError("an on-demand trace chooses what it keeps itself: give it no names filter.")
         self.scale, self.on_demand = scale, on_demand
         self.half = half  # attention weights kept in float16 (pooled ones too), read as float32
+        self.keep_as = keep_as  # (name, tensor) -> what to keep of it, e.g. one row (decoding's steps); None: all
         self.wants = name_filter(names) if on_demand is None else on_demand.keeps
         self.filter = describe_filter(names)
         self.stop_after = stop_after  # the forward ends once this name is recorded (Stopped)
@@ -147,7 +148,8 @@ class Recorder:
         # No copy: nothing in the model changes a tensor in place once it is kept (attention works
         # in place only on tensors no trace keeps). Kept as the tensor itself (detached if it carries a
         # graph) until first read, when `array` makes it a numpy view: a value nobody reads is never converted.
-        self.values[name] = value.detach() if value.requires_grad else value
+        value = value.detach() if value.requires_grad else value
+        self.values[name] = value if self.keep_as is None else self.keep_as(name, value)
         if self.on_demand is not None and name.endswith(".resid_pre"):
             self.inputs[demand.layer_of(name)] = self.values[name]  # kept a tensor: the layer runs again on it
 
@@ -308,10 +310,12 @@ class Stopped(Exception):
     """Raised by record() once the trace's stop_after name is recorded: nothing after it is needed."""
 
 
-def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: tuple[str, ...] = ()) -> bool:
+def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: tuple[str, ...] = (),
+           copy: bool = False) -> bool:
     """Keep `value` as '<module path>.<leaf>' if a trace is active and wants it; True if kept.
 
-    `needed_by` names sibling leaves derived from this value: it is kept when any of them is wanted.
+    `needed_by` names sibling leaves derived from this value: it is kept when any of them is wanted. `copy` keeps a
+    copy (for a value its computation goes on to overwrite), made only if it is kept.
     Raises Stopped when the name is the trace's stop_after.
     """
     recorder = _ACTIVE.get()
@@ -321,7 +325,7 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: t
     recorder.reach(name)
     if not (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by)):
         return False
-    recorder.keep(name, value)
+    recorder.keep(name, value.clone() if copy else value)
     if name == recorder.stop_after:
         raise Stopped(name)
     return True
@@ -398,14 +402,16 @@ def scale_scores() -> bool:
 
 
 @contextlib.contextmanager
-def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None, half: bool = False):
+def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None, half: bool = False,
+              keep_as=None):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
     `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
     `stop_after` makes record() raise Stopped once that name is recorded; `on_demand` (an on_demand.OnDemand)
-    keeps what fits and computes a layer's values when read; `half` keeps attention weights in float16.
+    keeps what fits and computes a layer's values when read; `half` keeps attention weights in float16; `keep_as`
+    (name, tensor) -> tensor keeps part of each value (a copy, so that the rest is freed).
     """
-    recorder = Recorder(scale, names, stop_after, on_demand, half)
+    recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder
