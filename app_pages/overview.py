@@ -35,8 +35,12 @@ if cfg.architecture == "encoder":
         st.caption(t("overview.embedding", d=cfg.d_model))
         page.chart(matrix(row, None, [""], t("overview.embedding.title"), x_title=t("overview.embedding.dim")),
                    "overview.embedding", partial(to_csv, row, None, [""]))
-else:
+elif cfg.has_encoder:
     right.text(run.output)
+elif (continued := loaders.continuation(run.model, st.session_state["src"])) is not None:
+    right.text(continued)
+else:
+    right.warning(t("input.no_room", max_len=cfg.positions))
 if cfg.architecture == "encoder" and cfg.mlm_head:  # the head's own outputs: a masked token filled in
     tokenizer = loaders.load_model(run.model).tokenizers["src"]
     st.subheader(t("overview.mlm"))

@@ -141,7 +141,7 @@ def test_the_longest_text_that_fits_is_shown_whole_and_one_token_more_is_cut_and
         if not cfg.has_encoder:  # the longest prompt still leaves the model room to continue it
             assert limit == cfg.positions - 1 - loaders.LM_NEW_TOKENS
             assert text("input.no_room", "en", max_len=cfg.positions) not in messages
-            assert loaders.run(model, typed).output
+            assert loaders.continuation(model, typed)
 
 
 def test_a_100k_character_sentence_is_cut_to_the_model_and_says_by_how_much():

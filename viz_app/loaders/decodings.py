@@ -18,7 +18,7 @@ from ..text import prepare
 from . import models
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
-           "decode"]
+           "decode", "continuation"]
 
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
@@ -77,3 +77,14 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
                                seed=seed, **common)
     raise CodedError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.", "bad_argument",
                      {"name": "method"})
+
+
+def continuation(name: str, src_text: str) -> str | None:
+    """A model's greedy output as a reader sees it (a stray byte as <C3>); None when the prompt leaves a decoder-only
+    model no room to continue. Only the overview shows a decoder-only model's: `run` does not decode it (at real size
+    the prompt's first step costs as much as the traced forward pass)."""
+    try:
+        ids = decode(name, src_text).ids
+    except ValueError:  # an empty source, or a prompt that leaves no room to continue
+        return None
+    return models.load_model(name).tokenizers["tgt"].decode_visible(list(ids))

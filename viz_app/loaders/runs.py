@@ -45,7 +45,7 @@ class Run:
     tgt_ids: tuple[int, ...]  # decoder input: <s> + target or prompt (empty for an encoder-only model)
     src_labels: tuple[str, ...]
     tgt_labels: tuple[str, ...]
-    output: str  # the model's translation or continuation ("" for an encoder)
+    output: str  # an encoder-decoder's translation, what its decoder reads ("" for others: decodings.continuation)
     notices: tuple[tuple[str, dict], ...]
 
 
@@ -104,14 +104,12 @@ def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool,
     cut = "input.batch_cut" if limit < most else "input.truncated"  # the masks page's own bound, or the model's
     notices = [(cut if key == "input.truncated" else key, fields) for key, fields in prepared.notices]
     notices += [("run.half", {})] if half else []
-    src_ids, tgt_ids, output = prepared.ids, (), ""
-    if cfg.has_decoder:
-        try:  # the same greedy output the decoding page steps through
+    src_ids, tgt_ids, output, generated = prepared.ids, (), "", ()
+    if cfg.architecture == "encoder-decoder":  # its output is what its decoder reads (a decoder-only model's is
+        try:  # the overview's own: decodings.continuation). The same greedy output the decoding page steps through.
             generated = decodings.decode(name, src_text).ids
-        except ValueError:  # an empty source, or a prompt that leaves no room to continue
+        except ValueError:  # an empty source
             generated = ()
-            if not cfg.has_encoder:
-                notices.append(("input.no_room", {"max_len": cfg.positions}))
         output = loaded.tokenizers["tgt"].decode_visible(list(generated))  # shown: a stray byte as <C3>
     if cfg.architecture == "decoder":
         tgt_ids, src_ids = (cfg.bos_id, *prepared.ids), ()
