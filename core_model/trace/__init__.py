@@ -10,5 +10,5 @@ from .names import ATTN_LEAVES, EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, MODEL_LE
 from .trace import AttnView, EmbedView, Trace, as_batch, on_device, run_with_trace
 
 __all__ = ["ATTN_LEAVES", "EMBED_LEAVES", "FFN_LEAVES", "LAYER_LEAVES", "MODEL_LEAVES", "STACK_LEAVES",
-           "AttnView", "EmbedView", "NotRecorded", "Recorder", "Stopped", "Trace", "as_batch", "name_filter", "on_device",
-           "record", "recording", "run_with_trace", "scale_scores", "set_paths"]
+           "AttnView", "EmbedView", "NotRecorded", "Recorder", "Stopped", "Trace", "as_batch", "name_filter",
+           "on_device", "record", "recording", "run_with_trace", "scale_scores", "set_paths"]

@@ -256,8 +256,8 @@ class Recorder:
                 return v.data_ptr(), v.numel() * (2 if v.dtype == torch.float16 else 4)
             return v.__array_interface__["data"][0], v.nbytes
 
-        kept = [*self.values.values(), *(r[-1] for r in self.recipes.values() if isinstance(r[-1], (np.ndarray, torch.Tensor))),
-                *(p for p, _ in self.pooled.values())]
+        held = [r[-1] for r in self.recipes.values() if isinstance(r[-1], (np.ndarray, torch.Tensor))]
+        kept = [*self.values.values(), *held, *(p for p, _ in self.pooled.values())]
         return sum(size for _, size in {where(v) for v in kept})
 
 
@@ -355,13 +355,6 @@ def on_demand() -> bool:
     """Whether the call in progress records an on-demand trace (on_demand.py)."""
     recorder = _ACTIVE.get()
     return recorder is not None and recorder.on_demand is not None
-
-
-def wanted(module, leaf: str) -> bool:
-    """Whether a trace is active and would keep '<module path>.<leaf>': spares computing a value
-    only the trace reads (the model's own forward never needs it)."""
-    recorder = _ACTIVE.get()
-    return recorder is not None and recorder.wanted(_name(module, leaf))
 
 
 def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] | None = None) -> bool:

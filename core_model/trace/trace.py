@@ -146,7 +146,7 @@ class Trace:
 
     @property
     def on_demand(self) -> bool:
-        """Whether layer values are computed when read (run_with_trace's on_demand): a page then draws pooled weights."""
+        """Whether layer values are computed when read (run_with_trace's on_demand): pages draw pooled weights."""
         return self._recorder.on_demand is not None
 
     def pooled_pattern(self, stack: str, layer: int, kind: str = "self_attn") -> tuple[np.ndarray, int]:

@@ -109,8 +109,9 @@ for text in texts:
     view.stats(run, g, marks)
     run.trace.attn("decoder", 2).z
     runs_kept.append(len(run.tgt_ids))
-print(json.dumps({"grown": rss() - before, "run_cache": runs.run.nbytes, "layers": on_demand.LAYERS.nbytes, "kept": len(runs.run),
-                  "tokens": runs_kept, "full": runs.weight_bytes(model.config, 0, runs_kept[0]), "on_demand": run.trace.on_demand}))
+print(json.dumps({"grown": rss() - before, "run_cache": runs.run.nbytes, "layers": on_demand.LAYERS.nbytes,
+                  "kept": len(runs.run), "tokens": runs_kept, "full": runs.weight_bytes(model.config, 0, runs_kept[0]),
+                  "on_demand": run.trace.on_demand}))
 """
 
 
@@ -125,7 +126,7 @@ def test_the_caches_bound_holds_after_runs_of_a_large_model_at_2048_tokens(tmp_p
     assert got["full"] > 250 * 2**20  # what each run would keep in full: three are more than the cache's bound
     assert got["kept"] == 4  # on demand, all four runs stay in the cache
     assert got["run_cache"] <= runs.RUN_BYTES and got["layers"] <= on_demand.LAYER_BYTES
-    assert got["grown"] < runs.RUN_BYTES + on_demand.LAYER_BYTES, got  # measured: the runs kept and the layers computed, all within their bounds
+    assert got["grown"] < runs.RUN_BYTES + on_demand.LAYER_BYTES, got  # measured: the runs kept, the layers computed
 
 
 def test_the_sidebars_float16_switch_keeps_the_weights_in_half_and_every_page_says_so():

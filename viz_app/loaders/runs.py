@@ -61,7 +61,7 @@ ON_DEMAND_BYTES = RUN_BYTES // 8
 
 
 def weight_bytes(cfg, n_src: int, n_tgt: int) -> int:
-    """Bytes of every attention block's float32 weights [h, q, k] over a text of n_src source and n_tgt target tokens."""
+    """Bytes of every attention block's float32 weights [h, q, k] over n_src source and n_tgt target tokens."""
     cells = cfg.n_encoder_layers * n_src ** 2 if cfg.has_encoder else 0
     if cfg.has_decoder:
         cells += cfg.n_decoder_layers * (n_tgt ** 2 + (n_tgt * n_src if cfg.has_encoder else 0))
