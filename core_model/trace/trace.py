@@ -194,7 +194,8 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
 
     on_demand (an OnDemand, or True for the defaults; no names filter with it) keeps what fits at real size: each
     block's weights pooled, each layer's input, and computes any other value of a layer when it is read
-    (on_demand.py), bit for bit as a full trace holds it.
+    (on_demand.py), bit for bit as a full trace holds it. Its output is then only the last position's logits
+    [b, 1, vocab] (the next token's); the trace's `logits` gives every position's, made when read.
 
     half=True keeps every attention block's weights (`pattern`, and the pooled ones) in float16: half their memory,
     about three significant digits (a weight of 0.1234 reads 0.1234 ± 0.00005); they read as float32 arrays.

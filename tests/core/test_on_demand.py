@@ -9,6 +9,7 @@ import torch
 
 from core_model import checkpoints
 from core_model.trace import on_demand, run_with_trace
+from tests.tolerance import assert_activations_close
 
 # one folder per layout the network has (tests/families), each checked whole
 LAYOUTS = ["gpt2", "llama-gqa", "pythia", "phi", "gpt-neo", "mistral", "opt-post", "bart", "t5-gated", "bert-base"]
@@ -71,6 +72,9 @@ def test_layer_output_reads_the_next_layers_input_and_the_logits_are_made_when_r
     src, tgt = ids_for(loaded.config, 16)
     on_demand.LAYERS.clear()
     full, lazy = both(loaded.model, src, tgt)
+    out, _ = run_with_trace(loaded.model, src, tgt, on_demand=True)
+    assert out.shape == (1, 1, full["logits"].shape[-1])  # the call's output: the next token's logits only
+    assert_activations_close(out[0, 0], full["logits"][0, -1])
     np.testing.assert_array_equal(lazy.layer_output("decoder", 0), full.layer_output("decoder", 0))
     np.testing.assert_array_equal(lazy["logits"], full["logits"])
     np.testing.assert_array_equal(lazy["probs"], full["probs"])
