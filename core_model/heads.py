@@ -46,8 +46,8 @@ def worked_attention(x, w_q, w_k, w_v, causal: bool) -> dict[str, np.ndarray]:
     stages = {"q": q.numpy(), "k": k.numpy(), "v": v.numpy(),
               "mask": np.ones((n, n)) if mask is None else mask[0, 0].numpy().astype(np.float64)}
 
-    def keep(leaf, value):  # attention()'s hook: every step, as one head of a batch of one
-        stages[leaf] = value[0, 0].numpy()
+    def keep(leaf, value):  # attention()'s hook: every step, as one head of a batch of one (a copy: attention()
+        stages[leaf] = value[0, 0].numpy().copy()  # goes on in place over the scores)
         return value
 
     with torch.no_grad():

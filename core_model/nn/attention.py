@@ -18,7 +18,8 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None
 
     q [b, h, q, d_k]; k and v [b, h, k, d_k] (a shared key/value head repeated for each of its query heads); mask
     (True = may attend) and bias (ALiBi's, or None) broadcast to [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
-    points a teacher shows one by one and hands back the value to go on with (the trace's AttentionPoints).
+    points a teacher shows one by one and hands back the value to go on with (the trace's AttentionPoints); the steps
+    work in place on the scores, so a hook that keeps a step's value keeps a copy.
     """
     see = hook or _as_is
     scores = see("scores", q @ k.transpose(-2, -1))  # [b, h, q, k]

@@ -19,13 +19,13 @@ STRINGS = {
     "sidebar.head": {"en": "Head", "zh": "头"},
     "sidebar.lang": {"en": "Language", "zh": "界面语言"},
     "sidebar.hide_special": {"en": "Hide [CLS] and [SEP]", "zh": "隐藏 [CLS] 和 [SEP]"},
-    "sidebar.half": {"en": "Attention weights in float16", "zh": "注意力权重用 float16 保存"},
+    "sidebar.half": {"en": "Attention weights in float16", "zh": "注意力权重用半精度保存"},
     "sidebar.half.help": {
         "en": "Keep every head's attention weights in half precision: half the memory for long texts and large "
               "models, about three significant digits. Every other value stays float32.",
-        "zh": "以半精度保存每个头的注意力权重：长文本和大模型的内存减半，约保留三位有效数字。其他数值仍为 float32。"},
+        "zh": "以半精度（16 位浮点数）保存每个头的注意力权重：长文本和大模型的内存减半，约保留三位有效数字。其他数值仍为单精度。"},
     "run.half": {"en": "Attention weights are kept in float16 (sidebar): about three significant digits.",
-                 "zh": "注意力权重以 float16 保存（侧栏）：约三位有效数字。"},
+                 "zh": "注意力权重以半精度（16 位浮点数）保存（侧栏）：约三位有效数字。"},
     "sidebar.hide_special.help": {
         "en": "Leave the two frame tokens out of the attention views. Many BERT heads put most of their weight "
               "on them, which washes out everything else; hidden, the rest shows. The weights are the model's own, "
