@@ -60,10 +60,12 @@ def settle() -> None:
         if not _settled:
             for module in pkgutil.walk_packages(viz_app.__path__, "viz_app."):
                 importlib.import_module(module.name)
+            with torch.device("meta"):  # a model is built there first (Transformer.empty): the meta device's first
+                torch.nn.Embedding(1, 1)  # initialiser imports torch._dynamo and sympy, ~100,000 objects: now, before
             threadpool_limits(1, user_api="blas")
             send_at_once()
             _threads = max(1, torch.get_num_threads() - 1)
-            gc.collect()
+            gc.collect()  # ... the freeze
             gc.freeze()
             _settled = True
     torch.set_num_threads(_threads)
