@@ -5,6 +5,7 @@ import copy
 from pathlib import Path
 
 import pytest
+import torch
 
 MODELS = Path(__file__).resolve().parents[2] / "assets" / "models"
 
@@ -44,3 +45,12 @@ def shipped_splits():
 def shipped_test_split(shipped_splits):
     """`shipped_test_split(name)`: the held-out test split of a shipped model's task (seed 0)."""
     return lambda name: shipped_splits(name)["test"]
+
+
+@pytest.fixture
+def one_thread():
+    """torch on one thread for the test (the benchmarks' own setting), then back to what it had."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -8,12 +8,7 @@ from bench import core, run
 from viz_app.registry import NAMES
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/core/conftest.py
 
 
 def test_forward_rows_hold_equal_outputs_and_consistent_numbers():

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 pytest.importorskip("transformers")  # the folders are made by transformers itself
 
@@ -28,12 +27,7 @@ def tiny(tmp_path_factory):
             for s in rs.SPECS}
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/core/conftest.py
 
 
 # what each real model's importer must read from the spec: vocabulary, heads sharing key/value heads, RoPE's base
