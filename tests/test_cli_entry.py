@@ -20,7 +20,7 @@ import torch
 from setuptools import find_packages
 
 from tests.e2e.conftest import free_port, stop, wait_healthy
-from viz_app import cli
+from viz_app import cli, serving
 from viz_app.loaders import models
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,37 +71,36 @@ def test_the_streamlit_command_line():
     assert Path(command[4]).is_file()
 
 
-@pytest.mark.skipif(os.name != "posix", reason="main() replaces its process with os.execv on POSIX only")
-def test_main_runs_streamlit_in_its_place_from_the_checkout(monkeypatch, tmp_path):
+def test_main_runs_streamlit_in_its_own_process_from_the_checkout(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # started from elsewhere; monkeypatch puts the test's folder back
     ran = {}
 
     class Replaced(Exception):
         pass
 
-    def execv(path, args):
-        ran.update(path=path, args=list(args), cwd=Path.cwd())
+    def serve(args):
+        ran.update(args=list(args), cwd=Path.cwd())
         raise Replaced
 
-    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.setattr(cli, "serve", serve)
     with pytest.raises(Replaced):
         cli.main(["--server.port", "8600"])
     # The checkout's folder: Streamlit reads .streamlit/config.toml (no error details for visitors) from there.
-    assert ran == {"path": sys.executable, "args": cli.command(["--server.port", "8600"]), "cwd": ROOT}
+    assert ran == {"args": cli.command(["--server.port", "8600"]), "cwd": ROOT}
 
 
 def run_main(monkeypatch, argv) -> dict:
-    """What cli.main(argv) would start: the command and the environment, caught at os.execv."""
+    """What cli.main(argv) would start: the command and the environment, caught at cli.serve."""
     ran = {}
 
     class Replaced(Exception):
         pass
 
-    def execv(path, args):
+    def serve(args):
         ran.update(args=list(args), env=dict(os.environ))
         raise Replaced
 
-    monkeypatch.setattr(os, "execv", execv)
+    monkeypatch.setattr(cli, "serve", serve)
     monkeypatch.chdir(ROOT)
     settings = (cli.MODELS_SETTING, cli.LOCAL_SETTING, cli.DEVICE_SETTING)
     for name in settings:
@@ -125,7 +124,7 @@ def test_the_apps_own_options_go_to_the_app_and_the_rest_to_streamlit(monkeypatc
 
 def test_a_model_neither_a_folder_nor_in_the_cache_is_named_with_where_it_looked(monkeypatch, tmp_path, capsys):
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
-    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("nothing may start"))
+    monkeypatch.setattr(cli, "serve", lambda *a: pytest.fail("nothing may start"))
     assert cli.main(["--model", "openai-community/gpt2"]) == 2
     err = capsys.readouterr().err
     assert "'openai-community/gpt2' is not a folder" in err and str(tmp_path / "hub") in err
@@ -150,7 +149,7 @@ def test_auto_is_the_cpu_on_a_machine_without_a_gpu():
 
 def test_cuda_without_a_gpu_is_refused_in_one_line(monkeypatch, capsys):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("nothing may start"))
+    monkeypatch.setattr(cli, "serve", lambda *a: pytest.fail("nothing may start"))
     monkeypatch.delenv(cli.DEVICE_SETTING, raising=False)
     assert cli.main(["--device", "cuda"]) == 2
     assert capsys.readouterr().err == ("attention-viz: --device cuda: no CUDA device is available "
@@ -176,6 +175,31 @@ def test_the_loader_puts_every_model_on_the_settings_device(monkeypatch):
     assert models.device() == torch.device("cpu")
 
 
+def test_the_server_loads_the_first_model_named_while_it_starts(monkeypatch, tmp_path):
+    """cli.warm_up, the thread serve() starts beside Streamlit: the app's modules settled, then the first model
+    `--model` named loaded into the loaders' cache, so that a first visit finds it there."""
+    from streamlit import runtime
+
+    folder = ROOT / "assets" / "models" / "reverse"
+    monkeypatch.setenv(cli.MODELS_SETTING, json.dumps([["mine", str(folder)], ["other", str(folder)]]))
+    monkeypatch.setattr(runtime, "exists", lambda: True)
+    done, real = [], models.checkpoints.load
+    monkeypatch.setattr(serving, "settle", lambda: done.append("settle"))  # this test process keeps its threads
+    monkeypatch.setattr(models.checkpoints, "load", lambda path, trusted=False, progress=None:
+                        done.append(("load", path, trusted)) or real(path, trusted, progress))
+    models._load_cached.clear()
+    try:
+        assert models.first_model() == "mine"
+        cli.warm_up()
+        assert done == ["settle", ("load", folder, True)]
+        loaded = models._load_cached("mine")  # what the page asks for: found, not loaded again
+        assert len(done) == 2 and loaded.config.n_encoder_layers > 0
+    finally:
+        models._load_cached.clear()
+    monkeypatch.delenv(cli.MODELS_SETTING)
+    assert models.first_model() == models.DEFAULT_MODEL
+
+
 def test_help_documents_the_apps_own_options(capsys):
     with pytest.raises(SystemExit) as done:
         cli.main(["--help"])
@@ -185,7 +209,7 @@ def test_help_documents_the_apps_own_options(capsys):
 
 def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "APP", tmp_path / "app.py")  # as in a plain, not editable, install
-    monkeypatch.setattr(os, "execv", lambda *a: pytest.fail("nothing may start"))
+    monkeypatch.setattr(cli, "serve", lambda *a: pytest.fail("nothing may start"))
     assert cli.main([]) == 1
     assert "pip install -e ." in capsys.readouterr().err
 
@@ -202,9 +226,7 @@ def test_it_serves_the_app_on_a_local_port(tmp_path):
             wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", proc, timeout=HEALTHY_SECONDS)
         except RuntimeError as e:
             raise AssertionError(f"{e}:\n{(tmp_path / 'server.log').read_text()}") from None
-        if LINUX:  # the process started is the server (execv kept its PID), on the checkout's app, from there
-            argv = Path(f"/proc/{proc.pid}/cmdline").read_bytes().decode().split("\0")
-            assert argv[1:5] == ["-m", "streamlit", "run", str(ROOT / "app.py")]
+        if LINUX:  # the process started is the server (Streamlit runs in it), from the checkout's folder
             assert Path(f"/proc/{proc.pid}/cwd").resolve() == ROOT
     finally:
         stop(proc)  # by its PID

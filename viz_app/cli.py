@@ -12,22 +12,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import torch
 
 from core_model.checkpoints import CheckpointError, hub_cache
 from core_model.cli import Parser, whole
+from viz_app.operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
 # dev.sh's own flags: serve this machine only, and send Streamlit no usage statistics.
 FLAGS = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
-MODELS_SETTING = "ATTENTION_VIZ_MODELS"  # environment: JSON [[name, folder], …] of the models --model named
-LOCAL_SETTING = "ATTENTION_VIZ_LOCAL"  # environment: "1" on a local run, where the sidebar lists the cache
-DEVICE_SETTING = "ATTENTION_VIZ_DEVICE"  # environment: the torch device every model is loaded on, "cpu" or "cuda"
 DEVICES = ("cpu", "cuda", "auto")
 
 
@@ -52,6 +51,32 @@ def parser() -> argparse.ArgumentParser:
 def command(args=()) -> list[str]:
     """streamlit run <checkout>/app.py with dev.sh's flags, then `args`, by the running interpreter."""
     return [sys.executable, "-m", "streamlit", "run", str(APP), *FLAGS, *args]
+
+
+def serve(cmd: list[str]) -> int:
+    """Run `cmd` (a command()) in this process, as `python -m streamlit` would: the server keeps this process's
+    PID. Meanwhile a thread makes ready what a first visit waits for (warm_up)."""
+    from streamlit.web import cli as streamlit_cli
+
+    threading.Thread(target=warm_up, name="attention-viz warm-up", daemon=True).start()
+    sys.argv = ["streamlit", *cmd[3:]]
+    return streamlit_cli.main(prog_name="streamlit")
+
+
+def warm_up() -> None:
+    """While the server starts: import and settle the app's modules (viz_app/serving.py), then load the model a first
+    visit opens (loaders.preload): without it, that visit waited ~9 s for both (SmolLM2-135M, 2 cores)."""
+    from streamlit import runtime
+
+    for _ in range(600):  # the caches the app's modules make on import belong to the server's runtime: wait for it
+        if runtime.exists():
+            break
+        time.sleep(0.05)
+    from viz_app import serving
+    from viz_app.loaders import models
+
+    serving.settle()
+    models.preload()
 
 
 def device(choice: str) -> str:
@@ -85,9 +110,7 @@ def main(argv=None) -> int:
         return 2
     cmd = command(rest + (["--server.port", str(options.port)] if options.port else []))
     os.chdir(ROOT)
-    if os.name == "posix":
-        os.execv(cmd[0], cmd)  # streamlit takes this process's place and its PID, as dev.sh's `exec` does
-    return subprocess.call(cmd)
+    return serve(cmd)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ EXAMPLES = {  # a first sentence for each shipped model, in words it knows
     "reverse": "one two three four five",
     "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too tired",
 }
+FIRST_SENTENCE = EXAMPLES["all-MiniLM-L6-v2"]  # a first visit's sentence on any other model (the operator's own)
 
 
 def on_model_change() -> None:
@@ -34,7 +35,8 @@ def render():
     if not models:
         sb.error(t("load.none"))
         return None
-    state.setting("model", models[0], ok=models.__contains__, say_stale=True)
+    first = loaders.first_model()
+    state.setting("model", first if first in models else models[0], ok=models.__contains__, say_stale=True)
     sb.selectbox(t("sidebar.model"), models, key="model", on_change=on_model_change, format_func=own_model.labels())
     own_model.render(sb, loaders.load_model)  # a model brought in is loaded into the loaders' cache
     cache_list(sb)
@@ -79,7 +81,7 @@ def text_box(sb, key: str, default: str) -> None:
 
 def texts(sb, cfg) -> None:
     """The sentence, and for a translator the target to force on the decoder."""
-    text_box(sb, "src", EXAMPLES.get(st.session_state["model"], ""))
+    text_box(sb, "src", EXAMPLES.get(st.session_state["model"], FIRST_SENTENCE))
     if cfg.architecture == "encoder-decoder":
         text_box(sb, "tgt", "")
 

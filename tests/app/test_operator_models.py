@@ -27,7 +27,7 @@ def cache_rows(at):
     return [m.value for e in at.sidebar.expander for m in e.markdown]
 
 
-def test_a_model_named_on_the_command_line_is_offered_and_drawn(hub_folder, monkeypatch):
+def test_a_model_named_on_the_command_line_is_offered_opened_first_and_drawn(hub_folder, monkeypatch):
     monkeypatch.setenv(cli.MODELS_SETTING, json.dumps([["tiny-gpt2", str(hub_folder("gpt2"))]]))
     routes, real = [], checkpoints.load
     monkeypatch.setattr(checkpoints, "load", lambda path, trusted=False, progress=None: routes.append((path, trusted))
@@ -35,7 +35,7 @@ def test_a_model_named_on_the_command_line_is_offered_and_drawn(hub_folder, monk
     models._load_cached.clear()
     at = open_page("overview")
     assert "tiny-gpt2" in at.sidebar.selectbox(key="model").options
-    at.sidebar.selectbox(key="model").set_value("tiny-gpt2").run()
+    assert at.session_state["model"] == "tiny-gpt2"  # a first visit opens the first model named, not a shipped one
     assert_clean(at)
     assert loaders.load_model("tiny-gpt2").config.n_decoder_layers == 2
     assert (hub_folder("gpt2"), True) in routes  # the operator's own: bounded by memory, not a visitor's limits

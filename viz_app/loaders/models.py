@@ -21,9 +21,10 @@ from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
 from .. import load_progress, own_model
-from ..cli import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
+from ..operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
-__all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "model_folder", "load_model",
+__all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "first_model", "model_folder",
+           "load_model", "preload",
            "readable", "shipped_task", "local_run", "cached_models", "device"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
@@ -40,13 +41,23 @@ def available_models() -> list[str]:
     return shipped + [name for name in operator_models() if name not in shipped]
 
 
+def named_models() -> dict[str, Path]:
+    """The models `attention-viz --model` named, by name, in the order named."""
+    try:
+        return {name: Path(folder) for name, folder in json.loads(os.environ.get(MODELS_SETTING) or "[]")}
+    except (ValueError, TypeError):  # set by hand, and wrongly: the app still opens with its shipped models
+        return {}
+
+
 def operator_models() -> dict[str, Path]:
     """The operator's own models by name: those `attention-viz --model` named, then, on a local run, the cache's."""
-    try:
-        named = {name: Path(folder) for name, folder in json.loads(os.environ.get(MODELS_SETTING) or "[]")}
-    except (ValueError, TypeError):  # set by hand, and wrongly: the app still opens with its shipped models
-        named = {}
+    named = named_models()
     return {**named, **{m.name: m.path for m in cached_models() if m.name not in named}}
+
+
+def first_model() -> str:
+    """The model a first visit opens: the first one `attention-viz --model` named, else the shipped default."""
+    return next(iter(named_models()), DEFAULT_MODEL)
 
 
 def model_folder(name: str) -> Path:
@@ -88,6 +99,15 @@ def load_model(name: str) -> checkpoints.Loaded:
     the bytes (viz_app/load_progress.py: drawn outside the cache, so that no later hit replays it)."""
     with load_progress.bar() as progress:
         return _load_cached(name, progress)
+
+
+def preload() -> None:
+    """Load first_model() into the cache while the server starts (viz_app/cli.py), so that a first visit finds it
+    loaded; a model that does not load is left to the page to say why."""
+    try:
+        _load_cached(first_model())
+    except (ValueError, OSError):  # CheckpointError is a ValueError
+        pass
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
