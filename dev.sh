@@ -48,7 +48,8 @@ case "${1:-}" in
     test)
         setup requirements-dev.txt
         browser
-        exec "$VENV/bin/python" -m pytest -q tests "${@:2}"
+        # a worker per core, at most 4 (tests/conftest.py keeps each module, and the browser tests, on one)
+        exec "$VENV/bin/python" -m pytest -q -n auto --maxprocesses 4 --dist loadgroup tests "${@:2}"
         ;;
     *)
         echo "usage: ./dev.sh app | ./dev.sh test [pytest arguments]" >&2

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
+from pathlib import Path
 
 # One torch thread for the tests and every process they start (servers, CLIs): their models are tiny,
 # where a second thread costs more than it saves, and CI's two cores are shared by the browser, a
@@ -10,11 +12,30 @@ import re
 # busy machine, 163 s with one. Results differ from two threads' only in float32's last bits, which
 # the tolerances allow (tests/tolerance.py).
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# Under pytest-xdist each worker, and every process it starts, has a temporary folder of its own: the app keeps
+# visitors' models and caches under the system's (viz_app/own_model.py), and two workers must not share them.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    _tmp = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"attention-viz-tests-{os.environ['PYTEST_XDIST_WORKER']}")
+    os.makedirs(_tmp, exist_ok=True)
+    os.environ["TMPDIR"] = tempfile.tempdir = _tmp  # for the processes it starts, and for this one
 
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
 torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+def pytest_collection_modifyitems(config, items):
+    """For pytest-xdist (`./dev.sh test` runs a worker per core): a module's tests stay together on one worker, so
+    its fixtures are built once, and the browser tests (tests/e2e) all go to one worker, where they share one server
+    and one browser; they are handed out first, being the longest group."""
+    def group(item) -> str:
+        parts = Path(str(item.path)).relative_to(Path(__file__).parent).parts
+        return "e2e" if parts[0] == "e2e" else "/".join(parts)
+
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(group(item)))
+    items.sort(key=lambda item: group(item) != "e2e")  # a stable sort: each group's own order is kept
 
 
 @pytest.fixture(autouse=True)
