@@ -48,8 +48,8 @@ case "${1:-}" in
     test)
         setup requirements-dev.txt
         browser
-        # a worker per core, at most 4 (tests/conftest.py keeps each module, and the browser tests, on one)
-        exec "$VENV/bin/python" -m pytest -q -n auto --maxprocesses 4 --dist loadgroup tests "${@:2}"
+        # a worker per core, at most 4, each test file on one worker (its fixtures built once)
+        exec "$VENV/bin/python" -m pytest -q -n auto --maxprocesses 4 --dist loadfile tests "${@:2}"
         ;;
     *)
         echo "usage: ./dev.sh app | ./dev.sh test [pytest arguments]" >&2

@@ -26,16 +26,9 @@ torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
 def pytest_collection_modifyitems(config, items):
-    """For pytest-xdist (`./dev.sh test` runs a worker per core): a module's tests stay together on one worker, so
-    its fixtures are built once, and the browser tests (tests/e2e) all go to one worker, where they share one server
-    and one browser; they are handed out first, being the longest group."""
-    def group(item) -> str:
-        parts = Path(str(item.path)).relative_to(Path(__file__).parent).parts
-        return "e2e" if parts[0] == "e2e" else "/".join(parts)
-
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group(item)))
-    items.sort(key=lambda item: group(item) != "e2e")  # a stable sort: each group's own order is kept
+    """For pytest-xdist (`./dev.sh test` runs a worker per core, a test file on one worker): the browser tests
+    (tests/e2e), the longest files, are handed out first, so that no worker is left with one of them at the end."""
+    items.sort(key=lambda item: "e2e" not in Path(str(item.path)).relative_to(Path(__file__).parent).parts[:1])
 
 
 @pytest.fixture(autouse=True)

@@ -82,7 +82,8 @@ def server_process():
     """(base URL, PID) of `streamlit run app.py` on a free local port, stopped by its PID afterwards."""
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    log = open(ARTIFACTS / "server.log", "w")  # the server's traceback, if a page fails, ends up here
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # a server, and a log, per pytest-xdist worker
+    log = open(ARTIFACTS / (f"server-{worker}.log" if worker else "server.log"), "w")  # a failed page's traceback
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.address", "127.0.0.1",
          "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
