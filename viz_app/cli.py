@@ -65,7 +65,7 @@ def serve(cmd: list[str]) -> int:
 
 def warm_up() -> None:
     """While the server starts: import and settle the app's modules (viz_app/serving.py), then load the model a first
-    visit opens (loaders.preload): without it, that visit waited ~9 s for both (SmolLM2-135M, 2 cores)."""
+    visit opens (loaders.preload): without it, that visit waited 6.8 s for both (SmolLM2-135M, 2 cores)."""
     from streamlit import runtime
 
     for _ in range(600):  # the caches the app's modules make on import belong to the server's runtime: wait for it
