@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from ..config import ModelConfig
 from ..trace.hook_points import on_demand, record, record_derived, set_paths
 from ..trace.names import MODEL_LEAVES
 from .layers import Embeddings, MaskedLMTransform, Stack
 from .masks import causal_mask, combine, padding_mask
-from .positional import SinusoidalPositions
 
 
 class KVCache:
@@ -27,6 +27,17 @@ class KVCache:
                 block["k"], block["v"] = block["k"][rows], block["v"][rows]
 
 
+class NoRandomInit(TorchFunctionMode):
+    """Modules built under it draw no random numbers: their weights are left as allocated (torch.empty), untouched,
+    so the pages take no memory until the real weights replace them (Transformer.empty). A mode holds only in the
+    thread that entered it: a model another session builds meanwhile is initialised as usual."""
+    SKIPPED = frozenset({torch.Tensor.uniform_, torch.Tensor.normal_, nn.init.uniform_, nn.init.normal_,
+                         nn.init.kaiming_uniform_})
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func in self.SKIPPED:  # the tensor itself: nn.init's functions pass it by name (tensor=)
+            return args[0] if args else kwargs["tensor"]
+        return func(*args, **(kwargs or {}))
 
 
 class Transformer(nn.Module):
@@ -58,21 +69,19 @@ class Transformer(nn.Module):
 
     @classmethod
     def empty(cls, cfg: ModelConfig) -> Transformer:
-        """The model's structure without weights, for `fill`: built on the meta device, so no memory is taken and no
-        random numbers drawn (GPT-2 small: 2.2 s of a 3.5 s load were its random initialisation)."""
-        with torch.device("meta"):
+        """The model's structure without weights, for `fill`: no random numbers drawn (GPT-2 small: 2.2 s of a 3.5 s
+        load were its random initialisation), and no memory touched. Not on the meta device: its first initialiser
+        or arange imports torch._dynamo, 1.9 s of a cold start."""
+        with NoRandomInit():
             return cls(cfg)
 
     def fill(self, weights: dict[str, torch.Tensor], strict: bool = True) -> Transformer:
         """An `empty` model given `weights` as its parameters themselves (load_state_dict's assign: no second copy of
-        the weights in memory), the sinusoidal table rebuilt and the output layer tied again; a parameter left
-        without weights is a ValueError."""
+        the weights in memory) and the output layer tied again; a parameter left without weights is a ValueError."""
+        unfilled = dict(self.named_parameters())
         self.load_state_dict({name: w.contiguous() for name, w in weights.items()}, strict=strict, assign=True)
-        for module in self.modules():
-            if isinstance(module, SinusoidalPositions):
-                module.rebuild()
         self.tie()
-        missing = [name for name, p in self.named_parameters() if p.is_meta]
+        missing = [name for name, p in self.named_parameters() if p is unfilled.get(name)]
         if missing:
             raise ValueError(f"no weights for {', '.join(missing)}.")
         return self

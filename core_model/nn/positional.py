@@ -34,12 +34,7 @@ class SinusoidalPositions(nn.Module):
 
     def __init__(self, max_len: int, d_model: int, base: float, layout: str = "interleaved"):
         super().__init__()
-        self.shape = (max_len, d_model, base, layout)
-        self.register_buffer("table", sinusoidal_table(*self.shape), persistent=False)
-
-    def rebuild(self) -> None:
-        """The table again, where a model built on the meta device has none (Transformer.fill)."""
-        self.table = sinusoidal_table(*self.shape)
+        self.register_buffer("table", sinusoidal_table(max_len, d_model, base, layout), persistent=False)
 
     def forward(self, positions: torch.Tensor) -> torch.Tensor:
         return self.table[positions]  # [pos, d_model]

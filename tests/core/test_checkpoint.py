@@ -117,3 +117,36 @@ def test_broken_checkpoint_is_refused_with_its_reason(saved, case):
 def test_not_a_folder(tmp_path):
     with pytest.raises(CheckpointError, match="is not a checkpoint folder"):
         load(tmp_path / "nothing-here")
+
+
+def test_an_empty_model_draws_no_random_numbers_and_a_fill_names_what_it_lacks(tokenizer):
+    """Transformer.empty builds without initialising (no random numbers drawn: the generator's state is unchanged);
+    fill takes the weights as they are, and a parameter given none is refused by its name."""
+    model = small_model(tokenizer)
+    weights = model.state_dict()
+    state = torch.random.get_rng_state()
+    empty = Transformer.empty(model.cfg)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    empty.fill(weights)
+    assert all(torch.equal(p, weights[n]) for n, p in empty.named_parameters())
+    ids = torch.tensor([[1, 5, 7, 2]])
+    assert torch.equal(empty(ids, ids[:, :3]), model(ids, ids[:, :3]))
+    lacking = {n: w for n, w in weights.items() if n != "decoder.layers.0.ffn.linear1.weight"}
+    with pytest.raises(ValueError, match=r"no weights for decoder\.layers\.0\.ffn\.linear1\.weight"):
+        Transformer.empty(model.cfg).fill(lacking, strict=False)
+
+
+def test_a_model_built_in_another_thread_meanwhile_is_initialised(tokenizer):
+    """NoRandomInit holds in the thread that entered it only: a session training a new model while another loads one
+    gets random weights, not empty memory."""
+    import threading
+
+    from core_model.nn.model import NoRandomInit
+
+    built = {}
+    with NoRandomInit():
+        thread = threading.Thread(target=lambda: built.update(model=small_model(tokenizer)))
+        thread.start()
+        thread.join()
+    assert torch.equal(built["model"].state_dict()["encoder.layers.0.ffn.linear1.weight"],
+                       small_model(tokenizer).state_dict()["encoder.layers.0.ffn.linear1.weight"])
