@@ -86,3 +86,45 @@ def test_the_first_run_turns_nagles_algorithm_off_on_the_servers_connections(see
     assert seen["nodelay_before"] == 0, seen
     # the connection open before the first run, and one the listener accepted after it
     assert seen["nodelay_early"] != 0 and seen["nodelay_late"] != 0, seen
+
+
+GIVE_BACK = r"""
+import json, sys, threading
+import numpy as np
+from viz_app import serving
+
+def rss():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS"))
+
+kept = []
+
+def work():  # a run's working arrays: 16 MiB each, as one head's weights at 2,048 tokens, in a thread of its own,
+    np.ones(2**22, np.float32)  # (one made and freed: malloc's threshold for arrays of their own rises past their size)
+    arrays = []
+    for _ in range(24):  # each followed by a small result that is kept, as a run keeps its pooled weights
+        arrays.append(np.ones(2**22, np.float32))
+        kept.append(np.ones(1024, np.float32))
+    del arrays
+
+before = rss()
+threads = [threading.Thread(target=work) for _ in range(2)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+freed = rss()
+with serving.large_run():
+    pass
+print(json.dumps({"kept": freed - before, "after": rss() - before}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_a_large_run_gives_back_the_memory_its_threads_freed():
+    """768 MiB of arrays made and freed in two threads stay in malloc's arenas until a large run ends."""
+    out = subprocess.run([sys.executable, "-c", GIVE_BACK], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         capture_output=True, text=True, timeout=120)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["kept"] > 600 * 2**20, got  # what the arenas held: the freed arrays, still in the process
+    assert got["after"] < 50 * 2**20, got

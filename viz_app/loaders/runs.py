@@ -93,7 +93,7 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     limit = min(limit, most) if limit > 0 else most
     prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit)
     n = len(prepared.ids)
-    with serving.every_core() if weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
+    with serving.large_run() if weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
         return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit, half)
 
 
