@@ -1,17 +1,22 @@
 """Load a checkpoint someone brought, in a child process held to a time and a memory limit.
 
-A checkpoint from a stranger is read in `python -m core_model.checkpoints.probe FOLDER` (its address space limited
-first), never first in the server: the child loads it with every check of checkpoints.load, runs its
-tokenizers and one forward pass on a plain sentence, and prints one line of JSON with the reason it was
-refused (or none). Whatever the files
-do (a size the checks missed, a tokenizer that panics, a parser that recurses), the child is what runs
-out of memory or time, and the server only reads its verdict.
+A checkpoint from a stranger is read in a child process (its address space limited first), never first in the
+server: the child loads it with every check of checkpoints.load, runs its tokenizers and one forward pass on a plain
+sentence, and sends back one line of JSON with the reason it was refused (or none): JSON, not a pickle, so that a
+child the files got the better of can send the server nothing but text. Whatever the files do (a size the checks
+missed, a tokenizer that panics, a parser that recurses), the child is what runs out of memory or time, and the
+server only reads its verdict.
+
+The children are forked from multiprocessing's fork server, a process of their own that imported torch and this
+package once (FORKS): a probe then starts in milliseconds and shares those pages, where a fresh Python took 2.6 s
+and 250 MB to import torch for each upload. `python -m core_model.checkpoints.probe FOLDER` prints a verdict too.
 """
 from __future__ import annotations
 
 import json
+import multiprocessing
+import multiprocessing.spawn
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,37 +26,76 @@ from .folder import load
 from ..messages import shortened
 from .safe_load import KINDS, CheckpointError, size_text
 
-ROOT = Path(__file__).resolve().parents[2]  # the folder that holds core_model
 SECONDS = 60  # a model that runs on a laptop CPU in class loads in a few seconds
 MEMORY = 4 * 2**30  # address space: torch alone reserves about 1 GB, the largest model allowed ~1.5 GB more
 SENTENCE = "the cat sees a dog ."
 
 
+FORKS = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+FORKS.set_forkserver_preload(["core_model.checkpoints.probe", "core_model.importers"])
+VERDICT_BYTES = 2**16  # a verdict is a line of JSON of a few hundred bytes
+NAME = "attention-viz probe"
+
+
+def _without_main(prepared):
+    """multiprocessing starts a child by importing the parent's __main__ in it again; Streamlit makes the page script
+    running at that moment __main__ (app.py, a page), which a probe would then run whole. A probe needs only this
+    module (its target), so its preparation names no main."""
+    def preparation(name):
+        data = prepared(name)
+        if name == NAME:
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+    return preparation
+
+
+multiprocessing.spawn.get_preparation_data = _without_main(multiprocessing.spawn.get_preparation_data)
+
+
 def check(folder) -> None:
     """Load `folder` in a bounded child process; raise CheckpointError with its reason if it cannot be used."""
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-    # The child limits itself before it imports anything else: a preexec_fn could deadlock a threaded server.
-    start = (f"import resource; resource.setrlimit(resource.RLIMIT_AS, ({MEMORY}, {MEMORY})); "
-             "import runpy; runpy.run_module('core_model.checkpoints.probe', run_name='__main__')")
+    receive, send = FORKS.Pipe(duplex=False)
+    child = FORKS.Process(target=_child, args=(str(folder), send, MEMORY), name=NAME, daemon=True)
+    child.start()
+    send.close()
     try:
-        done = subprocess.run([sys.executable, "-c", start, str(folder)], capture_output=True, text=True,
-                              timeout=SECONDS, cwd=ROOT, env=env)
-    except subprocess.TimeoutExpired:
-        raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time", "load_time",
-                              {"seconds": SECONDS}) from None
-    verdict = _verdict(done.stdout)
-    if done.returncode != 0 or verdict is None:
+        if not receive.poll(SECONDS):  # True as well when the child ended without a word
+            raise CheckpointError(f"loading the model took over {SECONDS} s, the loader's limit.", "time",
+                                  "load_time", {"seconds": SECONDS})
+        try:
+            verdict = _verdict(receive.recv_bytes(VERDICT_BYTES).decode("utf-8", "replace"))
+        except (EOFError, OSError):  # ended (out of memory, crashed) before it said anything, or said too much
+            verdict = None
+    finally:
+        child.kill()  # a child that sent its verdict is ending anyway
+        child.join()
+        receive.close()
+    if verdict is None:
         raise CheckpointError(f"loading the model needed more than the loader's {size_text(MEMORY)} of memory, "
                               "or crashed.", "memory", "load_memory_or_crash", {"limit": size_text(MEMORY)})
     if verdict["refused"]:
         raise CheckpointError(verdict["refused"], verdict["kind"], verdict["code"], verdict["fields"])
 
 
-def _verdict(stdout: str) -> dict | None:
+def _child(folder: str, send, memory: int) -> None:
+    """The probe itself, in the forked child: its limits first, its output nowhere (a tokenizer's panic writes to
+    file descriptor 2), one torch thread; then its verdict on `send`."""
+    import resource  # POSIX's: on Windows the child ends here, and the probe refuses every model
+
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    quiet = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(quiet, 1)
+    os.dup2(quiet, 2)
+    torch.set_num_threads(1)
+    send.send_bytes(verdict_of(folder, memory).encode())
+
+
+def _verdict(line: str) -> dict | None:
     """The child's verdict: {"refused": its reason ("" when it found none), "kind": the reason's kind, "code" and
-    "fields": CheckpointError's}; None if it printed none."""
+    "fields": CheckpointError's}; None if it sent none."""
     try:
-        verdict = json.loads(stdout.strip().splitlines()[-1])
+        verdict = json.loads(line)
         fields = {str(k): v for k, v in dict(verdict["fields"]).items() if isinstance(v, (str, int))}
         return {"refused": str(verdict["refused"]), "kind": verdict["kind"] if verdict["kind"] in KINDS else "invalid",
                 "code": str(verdict["code"]), "fields": fields}
@@ -73,24 +117,30 @@ def try_out(folder) -> None:
                               "its weights are too large to compute with.", "numbers", "outputs_not_finite")
 
 
-def main(folder: str) -> int:
+def verdict_of(folder: str, memory: int = MEMORY) -> str:
+    """try_out(folder)'s verdict, under a limit of `memory` bytes, as a line of JSON: {"refused": the reason ("" when none), "kind", "code", "fields"}."""
     try:
         try_out(folder)
         refused, kind, code, fields = "", "invalid", "", {}
     except CheckpointError as e:
         refused, kind, code, fields = str(e), e.kind, e.code, e.fields
-    except MemoryError:
-        refused, kind = f"loading the model needed more than the loader's {size_text(MEMORY)} of memory.", "memory"
-        code, fields = "load_memory", {"limit": size_text(MEMORY)}
     except RecursionError:
         refused, kind, code, fields = "a file of the model nests too deeply to be read.", "invalid", "too_deep", {}
     except BaseException as e:  # a Rust panic from a tokenizer is a BaseException too
         if isinstance(e, KeyboardInterrupt):
             raise
-        refused, kind = f"the model could not be loaded ({type(e).__name__}: {e}).", "crash"
-        code, fields = "load_crash", {"detail": shortened(f"{type(e).__name__}: {e}", 200)}
+        if isinstance(e, MemoryError) or (isinstance(e, RuntimeError) and "can't allocate memory" in str(e)):
+            refused, kind = f"loading the model needed more than the loader's {size_text(memory)} of memory.", "memory"
+            code, fields = "load_memory", {"limit": size_text(memory)}  # ^ torch's CPU allocator says it so
+        else:
+            refused, kind = f"the model could not be loaded ({type(e).__name__}: {e}).", "crash"
+            code, fields = "load_crash", {"detail": shortened(f"{type(e).__name__}: {e}", 200)}
     # the caller words its folders its way
-    print(json.dumps({"refused": shortened(refused), "kind": kind, "code": code, "fields": fields}))
+    return json.dumps({"refused": shortened(refused), "kind": kind, "code": code, "fields": fields})
+
+
+def main(folder: str) -> int:
+    print(verdict_of(folder))
     return 0
 
 

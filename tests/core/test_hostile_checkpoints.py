@@ -75,16 +75,17 @@ def measured():
 
 
 def probe_children() -> list[int]:
-    """Processes this one started that still run core_model.checkpoints.probe (none may outlive probe.check)."""
-    me, found = os.getpid(), []
+    """Probes still running (none may outlive probe.check): the children of this process's fork server, which
+    core_model.checkpoints.probe forks each probe from."""
+    me, parents = os.getpid(), {}
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == me and b"core_model.checkpoints.probe" in (stat.parent / "cmdline").read_bytes():
-                found.append(int(stat.parent.name))
+            parents[int(stat.parent.name)] = (ppid, (stat.parent / "cmdline").read_bytes())
         except (OSError, IndexError, ValueError):
             continue
-    return found
+    servers = {pid for pid, (ppid, cmdline) in parents.items() if ppid == me and b"forkserver" in cmdline}
+    return [pid for pid, (ppid, _) in parents.items() if ppid in servers]
 
 
 def well_formed(err: CheckpointError, kind: str | tuple[str, ...]) -> str:
@@ -372,9 +373,10 @@ def test_finite_weights_whose_outputs_overflow_are_refused_by_the_probe(tmp):
 # ----- 8. the probe's own limits ---------------------------------------------------------------
 
 def test_a_probe_past_its_time_is_ended_and_refused(monkeypatch):
-    monkeypatch.setattr(probe, "SECONDS", 1)  # Python and torch alone take longer to start
+    probe.check(REVERSE)  # the fork server started (its first probe waits for it), then a limit no load keeps
+    monkeypatch.setattr(probe, "SECONDS", 0.01)
     message = probe_refuses(REVERSE, "time", seconds=5)
-    assert "1 s" in message
+    assert "0.01 s" in message
 
 
 def test_a_probe_past_its_memory_is_ended_and_refused(monkeypatch):
