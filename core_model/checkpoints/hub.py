@@ -158,8 +158,8 @@ def per_layer(table: Mapping[str, str], n: int, ours: str, theirs: str) -> dict[
 
 def read_shaped(path: Path, shapes: Mapping[str, tuple[int, ...]], rename: dict[str, str],
                 ignore: tuple[str, ...]) -> dict[str, torch.Tensor]:
-    """The weights' tensors (model.safetensors, or the shards model.safetensors.index.json names; float16 and
-    bfloat16 read as float32), each checked against `shapes` (by the name `rename` gives it), before any model is
+    """The weights' tensors (model.safetensors, or the shards model.safetensors.index.json names; any
+    floating type read as float32), each checked against `shapes` (by the name `rename` gives it), before any model is
     built: the expected tensors are shapes only, and take no memory."""
     expected = {name: torch.empty(()).expand(shape) for name, shape in shapes.items()}
     return read_tensors(path, expected, rename=rename, ignore=ignore)

@@ -1,7 +1,7 @@
 """What every checkpoint loader shares: ours (folder.py) and the Hugging Face importers (core_model/importers).
 
 The error that names what is wrong, the loaded result, the size limits, and tensors read from
-model.safetensors (or the shards model.safetensors.index.json names, float16 and bfloat16 read as float32) and
+model.safetensors (or the shards model.safetensors.index.json names, any floating type read as float32) and
 checked name by name and shape by shape, a load's progress told as they are read (reporting). Every loader builds
 on this module, and folder.load hands a Hugging Face folder to the importer its model_type names (registry.py), so
 the arrows go one way: folder → registry ← importers → safe_load.
@@ -410,7 +410,7 @@ def read_shards(path: Path) -> dict[str, dict[str, torch.Tensor]]:
 def read_tensors(path: Path, expected: dict[str, torch.Tensor], rename: dict[str, str] | None = None,
                  ignore: tuple[str, ...] = ()) -> dict[str, torch.Tensor]:
     """The weights' tensors (model.safetensors', or every shard's), renamed by `rename` (file name -> ours), each
-    checked against `expected`; float16 and bfloat16 tensors are computed in float32, so they are converted.
+    checked against `expected`; the model computes in float32, so tensors of another floating type are converted.
 
     Names in `ignore` may be in the file and are left out; any other name must match exactly.
     """
@@ -446,7 +446,9 @@ def converted(files: dict[str, dict[str, torch.Tensor]], expected: dict[str, tor
             t = stored[name]
             if name not in ignore:
                 ours = rename.get(name, name)
-                tensors[ours] = t.float() if t.dtype in (torch.float16, torch.bfloat16) else t
+                # float32, what the model computes in (float16, bfloat16, float8 and float64 too: a float64 1e300 is
+                # finite there and infinite here, so it is checked after)
+                tensors[ours] = t.float() if t.is_floating_point() and t.dtype != torch.float32 else t
                 check_tensor(tensors[ours], expected[ours], name, what)
             done += t.nbytes
             if progress is not None:

@@ -96,6 +96,8 @@ CASES = {
                      "has tensor(s) this config has no place for: surprise"),
     "NaN weights": (lambda p: rewrite_weights(p, lambda t: t["generator.bias"].fill_(float("nan"))),
                     "generator.bias holds NaN or infinite values"),
+    "float64 past float32": (lambda p: rewrite_weights(p, lambda t: t.update(
+        {"generator.bias": t["generator.bias"].double().fill_(1e300)})), "generator.bias holds NaN or infinite values"),
     "unknown field": (lambda p: break_config(p, colour="red"), "unknown field(s): colour"),
     "bad field value": (lambda p: break_config(p, n_heads=3), "d_model (16) must be divisible by n_heads (3)"),
     "not json": (lambda p: (p / "config.json").write_text("{not json"), "config.json is not valid JSON"),
@@ -150,3 +152,15 @@ def test_a_model_built_in_another_thread_meanwhile_is_initialised(tokenizer):
         thread.join()
     assert torch.equal(built["model"].state_dict()["encoder.layers.0.ffn.linear1.weight"],
                        small_model(tokenizer).state_dict()["encoder.layers.0.ffn.linear1.weight"])
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float8_e4m3fn])
+def test_weights_of_another_floating_type_load_in_float32(saved, dtype):
+    """The model computes in float32: weights stored in float64 or float8 are read as float32 (1e300, finite in float64,
+    is not: the case above)."""
+    path, _ = saved
+    rewrite_weights(path, lambda t: t.update({"generator.bias": t["generator.bias"].to(dtype)}))
+    model = load(path).model
+    assert {p.dtype for p in model.parameters()} == {torch.float32}
+    want = load_st((path / "model.safetensors").read_bytes())["generator.bias"].float()
+    assert torch.equal(model.generator.bias, want)
