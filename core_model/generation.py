@@ -29,6 +29,10 @@ class Generation:
 
 NUMBERS = {"num_beams": int, "temperature": float, "top_k": int, "top_p": float, "max_new_tokens": int,
            "length_penalty": float}
+# The values each may take, as transformers checks them: (lowest, whether the lowest is allowed, highest or None),
+# written in interval notation when refused.
+RANGES = {"num_beams": (1, True, None), "temperature": (0, False, None), "top_k": (0, True, None),
+          "top_p": (0, False, 1), "max_new_tokens": (1, True, None)}
 # Fields that change what transformers generates and that our decoding has no counterpart for, with the value
 # that changes nothing (transformers' default).
 UNFOLLOWED = {"repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
@@ -48,6 +52,11 @@ def number(data: dict, name: str):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not whole):
         raise CheckpointError(f"{FILE} says {name} is {value!r}, but it must be a number.", code="generation_field",
                               fields={"file": FILE, "name": name})
+    low, closed, high = RANGES.get(name, (None, True, None))
+    if (low is not None and (value < low or (value == low and not closed))) or (high is not None and value > high):
+        interval = f"{'[' if closed else '('}{low}, {'∞)' if high is None else f'{high}]'}"
+        raise CheckpointError(f"{FILE} says {name} is {value!r}, but it must be in {interval}.", code="generation_range",
+                              fields={"file": FILE, "name": name, "value": repr(value), "range": interval})
     return kind(value)
 
 

@@ -291,11 +291,14 @@ def test_sampling_picked_over_a_config_asking_for_beams_keeps_the_pages_seed(wit
     assert at.number_input(key="decoding.seed").value == 0  # the page's own: no generation_config.json names a seed
 
 
-def test_a_generation_config_the_loader_refuses_is_said_and_the_page_keeps_its_defaults(with_generation):
-    at = open_decoding(model=with_generation({"num_beams": True}))
+@pytest.mark.parametrize("fields, said_too", [({"num_beams": True}, "must be a number"),
+                                              ({"max_new_tokens": -5}, "max_new_tokens is -5, but it must be in [1, ∞)")])
+def test_a_generation_config_the_loader_refuses_is_said_and_the_page_keeps_its_defaults(with_generation, fields,
+                                                                                      said_too):
+    at = open_decoding(model=with_generation(fields))
     assert_clean(at)
     said = " ".join(w.value for w in at.warning)
-    assert "generation_config.json" in said and "num_beams" in said
+    assert "generation_config.json" in said and next(iter(fields)) in said and said_too in said
     assert at.radio(key="decoding.method").value == "greedy"
     assert at.metric[0].value  # the page goes on: the first step's token is shown
 

@@ -40,6 +40,13 @@ def test_no_file_is_no_settings_and_a_bad_one_is_refused_naming_the_field(tmp_pa
     assert e.value.code == "generation_field" and e.value.fields["name"] == "num_beams"
     with pytest.raises(CheckpointError, match="top_k"):
         read_generation(folder_with(tmp_path, {"top_k": 2.5}))
+    for name, value, interval in (("max_new_tokens", -5, "[1, ∞)"), ("num_beams", 0, "[1, ∞)"),
+                                  ("temperature", 0, "(0, ∞)"), ("top_p", 1.5, "(0, 1]"), ("top_k", -1, "[0, ∞)")):
+        with pytest.raises(CheckpointError) as e:
+            read_generation(folder_with(tmp_path, {name: value}))
+        assert str(e.value) == f"generation_config.json says {name} is {value}, but it must be in {interval}."
+        assert e.value.code == "generation_range" and e.value.fields["range"] == interval
+    assert read_generation(folder_with(tmp_path, {"top_p": 1, "top_k": 0, "temperature": 0.01})).top_p == 1.0
     with pytest.raises(CheckpointError) as e:
         read_generation(folder_with(tmp_path, [1, 2]))
     assert e.value.code == "config_not_object"

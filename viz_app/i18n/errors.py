@@ -101,6 +101,8 @@ STRINGS = {
                                         "能映射的有：{known}。"},
     "error.generation_field": {"en": "{file} says {name} is not a number, which it must be.",
                                "zh": "{file} 中的 {name} 不是数字，但它必须是数字。"},
+    "error.generation_range": {"en": "{file} says {name} is {value}, but it must be in {range}.",
+                               "zh": "{file} 中 {name} 为 {value}，但它必须在 {range} 之内。"},
     "error.marian_positions": {"en": "{file}: {tensor} is not Marian's sinusoidal position table.",
                                "zh": "{file}：{tensor} 不是 Marian 的正弦位置编码表。"},
     "error.mbart_src_lang": {"en": "{file} puts {got} after a text, but {config} names src_lang {lang}: the "
