@@ -88,18 +88,18 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
         raise CheckpointError(f"the zip unpacks to {size_text(declared)}, over the limit of {size_text(MAX_UNPACKED_BYTES)}.",
                               "limit", "zip_unpacked_too_big",
                               {"size": size_text(declared), "limit": size_text(MAX_UNPACKED_BYTES)})
-    entries = {}
+    entries = []  # (entry, its path's parts): a list, as a zip may hold two entries of one name
     for info in infos:
         parts = entry_parts(info)
         if not info.is_dir() and parts and parts[0] not in MACOS_EXTRAS and parts[-1] not in MACOS_EXTRAS:
-            entries[info.filename] = parts
-    deep = [name for name, parts in entries.items() if len(parts) > 2]
-    places = {tuple(parts[:-1]): name for name, parts in entries.items()}  # folder -> one entry in it
+            entries.append((info, parts))
+    deep = [info.filename for info, parts in entries if len(parts) > 2]
+    places = {tuple(parts[:-1]): info.filename for info, parts in entries}  # folder -> one entry in it
     if deep or len(places) > 1:
         where = f"{deep[0]!r} is nested deeper" if deep else "it mixes {!r} and {!r}".format(*list(places.values())[:2])
         raise CheckpointError(f"the zip must hold the checkpoint's files at its top level or in one folder, but {where}.",
                               code="zip_layout", fields={"entry": shortened((deep or list(places.values()))[0], 80)})
-    names = [parts[-1] for parts in entries.values()]
+    names = [parts[-1] for _, parts in entries]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise CheckpointError(f"the zip holds {twice[0]} twice.", code="zip_twice",
@@ -108,7 +108,7 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
     if CONFIG not in names:
         raise CheckpointError(f"the zip has no {CONFIG}, so it holds no checkpoint folder.", code="zip_no_config",
                               fields={"file": CONFIG})
-    by_name = {parts[-1]: info for info in infos if (parts := entries.get(info.filename))}
+    by_name = {parts[-1]: info for info, parts in entries}
     return {name: by_name[name] for name in read(by_name)}
 
 

@@ -221,6 +221,20 @@ def test_an_absolute_path_is_refused_and_writes_nothing(tmp_path):
     assert everything_under(tmp_path) == ["dest"]
 
 
+def test_a_file_the_zip_holds_twice_is_refused_not_one_of_them_picked(tmp_path):
+    """Two entries of one name (zipfile warns, and writes both): which one a tool reads is a guess."""
+    import warnings
+
+    buf = io.BytesIO()
+    with warnings.catch_warnings(), zipfile.ZipFile(buf, "w") as z:
+        warnings.simplefilter("ignore")  # "Duplicate name"
+        for name, data in files_of(REVERSE).items():
+            z.writestr(name, data)
+        z.writestr("config.json", json.dumps({"d_model": 7}))
+    assert refused(extract_zip, buf.getvalue(), tmp_path / "dest") == "the zip holds config.json twice."
+    assert everything_under(tmp_path) == ["dest"]
+
+
 def test_a_symlink_entry_is_refused(tmp_path):
     link = zipfile.ZipInfo("mine/config.json")
     link.external_attr = (0o120777 << 16)  # S_IFLNK: the entry's data is the link's target
