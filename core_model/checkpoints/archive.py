@@ -70,11 +70,19 @@ NOT_A_ZIP = "the file is not a zip archive (or the zip is damaged)."
 
 
 def directory_size(data: bytes) -> int:
-    """The size of the zip's list of entries, from its end record (22 bytes and a comment, at the end)."""
+    """The size of the zip's list of entries, from its end record (22 bytes and a comment, at the end), or, where that
+    says 0xFFFFFFFF (a zip64: some tools write one for any zip), from the zip64 end record its locator points to."""
     end = data.rfind(b"PK\x05\x06", max(0, len(data) - 22 - 65535))
     if end < 0 or end + 22 > len(data):
         raise CheckpointError(NOT_A_ZIP, code="not_zip")
-    return int.from_bytes(data[end + 12:end + 16], "little")  # 0xFFFFFFFF for a zip64, which is far over
+    size = int.from_bytes(data[end + 12:end + 16], "little")
+    locator = end - 20  # the zip64 locator: its signature, a disk number, then the zip64 end record's offset
+    if size != 0xFFFFFFFF or locator < 0 or data[locator:locator + 4] != b"PK\x06\x07":
+        return size
+    record = int.from_bytes(data[locator + 8:locator + 16], "little")
+    if record + 56 > locator or data[record:record + 4] != b"PK\x06\x06":
+        raise CheckpointError(NOT_A_ZIP, code="not_zip")
+    return int.from_bytes(data[record + 40:record + 48], "little")  # the list's size, 8 bytes
 
 
 def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:

@@ -69,6 +69,27 @@ def test_a_zip_of_a_shipped_model_gives_the_same_outputs_as_its_folder(tmp_path,
     assert loaded.card == (REVERSE / "card.md").read_text(encoding="utf-8")
 
 
+def as_zip64(data: bytes, size: int | None = None) -> bytes:
+    """The same zip with a zip64 end record, as some tools write for any zip: the plain end record's counts 0xFFFF
+    and its size and offset of the list of entries 0xFFFFFFFF, the real ones (or another `size`) in the zip64 record."""
+    end = len(data) - 22  # no comment
+    count, real, offset = (int.from_bytes(data[end + a:end + b], "little") for a, b in ((10, 12), (12, 16), (16, 20)))
+    size = real if size is None else size
+    record = b"PK\x06\x06" + (44).to_bytes(8, "little") + (45).to_bytes(2, "little") * 2 + bytes(8) + \
+        count.to_bytes(8, "little") * 2 + size.to_bytes(8, "little") + offset.to_bytes(8, "little")
+    locator = b"PK\x06\x07" + bytes(4) + end.to_bytes(8, "little") + (1).to_bytes(4, "little")
+    plain = b"PK\x05\x06" + bytes(4) + b"\xff\xff" * 2 + b"\xff\xff\xff\xff" * 2 + bytes(2)
+    return data[:end] + record + locator + plain
+
+
+def test_a_zip64_archive_loads_as_the_plain_one(tmp_path):
+    data = as_zip64(zip_of(files_of(REVERSE), "reverse"))
+    assert zipfile.ZipFile(io.BytesIO(data)).namelist()  # Python's zipfile reads it (through the zip64 record)
+    assert torch.equal(outputs(load_zip(data, tmp_path / "dest")), outputs(load(REVERSE)))
+    claimed = as_zip64(zip_of(files_of(REVERSE), "reverse"), size=2**40)  # its zip64 record bounded as the plain one
+    assert refused(extract_zip, claimed, tmp_path / "other").startswith("the zip's list of entries takes 1,048,576 MB")
+
+
 def test_a_finder_zip_with_its_macos_extras_loads(tmp_path):
     files = {**{f"mine/{n}": d for n, d in files_of(REVERSE).items()},
              "__MACOSX/mine/._config.json": b"\x00\x05\x16\x07", "mine/.DS_Store": b"\x00\x00\x00\x01Bud1"}
