@@ -178,6 +178,10 @@ LINK_CASES = [
     *[("explorer", "explorer.threshold", v, 0.0) for v in ("nan", "inf", "-1", "abc")],
     *[("explorer", "explorer.window", v, None) for v in ("(5,1)", "(0,999)", "abc")],
     ("explorer", "explorer.stat", "<script>", None),
+    ("explorer", "explorer.compare", "maybe", False),  # said, though the page's own settings come before them
+    ("explorer", "explorer.qk", "maybe", False),
+    ("positional", "positional.encodings", "maybe", False),
+    *[("attribution", "attribution.output", v, None) for v in ("999", "abc")],
     ("decoding", "decoding.method", "telepathy", "greedy"),
     *[("decoding", "decoding.step", v, 0) for v in ("-1", "abc")],
     *[("decoding", "decoding.width", v, 4) for v in ("0", "-1", "99999999999999999999999", "abc")],

@@ -21,6 +21,7 @@ def output_choice(choices: tuple[str, ...], default: int) -> int:
     """The output position to explain, picked by its label and kept in the link as a number."""
     positions = range(len(choices))
     state.setting(KEY, default, parse=state.parse_int, ok=positions.__contains__, say_stale=True)
+    page.show_noted()  # a link's output the sentence has not got, or no number
     return st.selectbox(t(KEY), positions, key=KEY, format_func=choices.__getitem__)
 
 

@@ -48,6 +48,7 @@ def compare(run, cfg) -> None:
     st.subheader(t("explorer.compare"))
     linked = any(key.startswith(f"{SHOW}.") for key in st.query_params)  # a link that names a comparison opens it
     state.setting(SHOW, linked, state.parse_bool, state.is_bool)
+    page.show_noted()  # a link's value for the toggle, said even when it leaves the comparison closed
     if not st.toggle(t("explorer.compare.show"), key=SHOW, help=t("explorer.compare.show.help")):
         return
     state.setting(MODE, MODES[0], ok=MODES.__contains__)

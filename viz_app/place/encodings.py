@@ -95,6 +95,7 @@ def section() -> None:
     """The toggle, and when it is on (and the lab's question, if asked, is answered) the four encodings."""
     st.header(t("encodings.header"))
     state.setting(TOGGLE, False, state.parse_bool, state.is_bool)
+    page.show_noted()  # a link's value for the toggle, said even when it leaves the section closed
     if not st.toggle(t("encodings.toggle"), key=TOGGLE, help=t("encodings.toggle.help")):
         return
     if not lab_answered():  # the lab is a fragment: its answer reruns only the lab, so a button reruns the page

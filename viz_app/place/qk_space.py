@@ -45,6 +45,7 @@ def section(cfg, block: str, hide: bool) -> None:
     with classroom.folded(t("qk.about")):  # in presenter mode, folded away under its own label
         st.write(t("qk.intro"))
     state.setting(TOGGLE, False, state.parse_bool, state.is_bool)
+    page.show_noted()  # a link's value for the toggle, said even when it leaves the section closed
     if not st.toggle(t("qk.show"), key=TOGGLE, help=t("qk.show.help", n=loaders.QK_SENTENCES)):
         return
     ss = st.session_state
