@@ -169,7 +169,7 @@ LINK_CASES = [
     *[("positional", "positional.d_model", v, 128) for v in ("-16", "100", "1e309")],
     ("positional", "positional.length", "99999999999999999999999", 100),
     ("positional", "positional.base", "7", 10000),
-    *[("positional", "positional.dims", v, [0, 1, 8, 16]) for v in ("-1", "[999]", "x,y")],
+    *[("positional", "positional.dims", v, [0, 1, 8, 16]) for v in ("-1", "[999]", "x,y", "3,3")],
     ("ffn_norm", "ffn_norm.stack", "middle", "encoder"),
     *[("ffn_norm", "ffn_norm.token", v, 0) for v in ("-1", "999", "abc")],
     ("explorer", "explorer.kind", "decoder.nothing", "encoder.self_attn"),
@@ -212,6 +212,15 @@ def test_a_link_value_a_page_cannot_use_is_named_and_replaced(page, key, value, 
     if instead is not None:
         assert at.session_state[key] == instead
     assert at.get("plotly_chart") or at.get("graphviz_chart")  # and the page still works
+
+
+def test_a_link_naming_one_dimension_fifty_thousand_times_is_said_cut_and_draws_the_default():
+    """A 100 KB link value (issue 37: 55 MB sent, 27-50 s an open) is refused as a whole, its start said."""
+    value = ",".join(["0"] * 50_000)
+    at = open_link("positional", **{"positional.dims": value})
+    assert_clean(at)
+    assert f"The link asked for positional.dims = {value[:80]}," in page_messages(at)
+    assert at.multiselect(key="positional.dims").value == [0, 1, 8, 16]
 
 
 def test_a_link_value_is_said_once_on_its_own_page_and_not_on_the_next():
