@@ -55,7 +55,8 @@ def number(data: dict, name: str):
     low, closed, high = RANGES.get(name, (None, True, None))
     if (low is not None and (value < low or (value == low and not closed))) or (high is not None and value > high):
         interval = f"{'[' if closed else '('}{low}, {'∞)' if high is None else f'{high}]'}"
-        raise CheckpointError(f"{FILE} says {name} is {value!r}, but it must be in {interval}.", code="generation_range",
+        raise CheckpointError(f"{FILE} says {name} is {value!r}, but it must be in {interval}.",
+                              code="generation_range",
                               fields={"file": FILE, "name": name, "value": repr(value), "range": interval})
     return kind(value)
 

@@ -31,7 +31,8 @@ MEMORY = 4 * 2**30  # address space: torch alone reserves about 1 GB, the larges
 SENTENCE = "the cat sees a dog ."
 
 
-FORKS = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn")
+FORK_SERVER = "forkserver" in multiprocessing.get_all_start_methods()  # not on Windows
+FORKS = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
 FORKS.set_forkserver_preload(["core_model.checkpoints.probe", "core_model.importers"])
 VERDICT_BYTES = 2**16  # a verdict is a line of JSON of a few hundred bytes
 NAME = "attention-viz probe"
@@ -118,7 +119,8 @@ def try_out(folder) -> None:
 
 
 def verdict_of(folder: str, memory: int = MEMORY) -> str:
-    """try_out(folder)'s verdict, under a limit of `memory` bytes, as a line of JSON: {"refused": the reason ("" when none), "kind", "code", "fields"}."""
+    """try_out(folder)'s verdict, under a limit of `memory` bytes, as a line of JSON: {"refused": the reason ("" when
+    none), "kind", "code", "fields"}."""
     try:
         try_out(folder)
         refused, kind, code, fields = "", "invalid", "", {}
