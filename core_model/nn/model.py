@@ -29,7 +29,7 @@ class KVCache:
 
 class NoRandomInit(TorchFunctionMode):
     """Modules built under it draw no random numbers: their weights are left as allocated (torch.empty), untouched,
-    so the pages take no memory until the real weights replace them (Transformer.empty). A mode holds only in the
+    so they take no resident memory until the real weights replace them (Transformer.empty). A mode holds only in the
     thread that entered it: a model another session builds meanwhile is initialised as usual."""
     SKIPPED = frozenset({torch.Tensor.uniform_, torch.Tensor.normal_, nn.init.uniform_, nn.init.normal_,
                          nn.init.kaiming_uniform_})

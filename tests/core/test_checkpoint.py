@@ -1,6 +1,7 @@
 """Checkpoint round trip, and each kind of broken folder refused with its own message."""
 import json
 import shutil
+import threading
 
 import pytest
 import torch
@@ -9,6 +10,7 @@ from safetensors.torch import save as save_st
 
 from core_model import ModelConfig, Transformer
 from core_model.checkpoints import CheckpointError, load, save
+from core_model.nn.model import NoRandomInit
 from core_model.tokenizers import Tokenizer
 
 TEXTS = [f"the {a} {n} sees {m} {k}" for a in ("red", "big", "old", "blue") for n in ("cat", "dog", "car")
@@ -141,10 +143,6 @@ def test_an_empty_model_draws_no_random_numbers_and_a_fill_names_what_it_lacks(t
 def test_a_model_built_in_another_thread_meanwhile_is_initialised(tokenizer):
     """NoRandomInit holds in the thread that entered it only: a session training a new model while another loads one
     gets random weights, not empty memory."""
-    import threading
-
-    from core_model.nn.model import NoRandomInit
-
     built = {}
     with NoRandomInit():
         thread = threading.Thread(target=lambda: built.update(model=small_model(tokenizer)))

@@ -8,6 +8,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -244,8 +245,6 @@ def test_an_absolute_path_is_refused_and_writes_nothing(tmp_path):
 
 def test_a_file_the_zip_holds_twice_is_refused_not_one_of_them_picked(tmp_path):
     """Two entries of one name (zipfile warns, and writes both): which one a tool reads is a guess."""
-    import warnings
-
     buf = io.BytesIO()
     with warnings.catch_warnings(), zipfile.ZipFile(buf, "w") as z:
         warnings.simplefilter("ignore")  # "Duplicate name"
