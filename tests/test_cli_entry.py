@@ -13,6 +13,8 @@ import re
 import subprocess
 import sys
 import tomllib
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -228,6 +230,10 @@ def test_it_serves_the_app_on_a_local_port(tmp_path):
             raise AssertionError(f"{e}:\n{(tmp_path / 'server.log').read_text()}") from None
         if LINUX:  # the process started is the server (Streamlit runs in it), from the checkout's folder
             assert Path(f"/proc/{proc.pid}/cwd").resolve() == ROOT
+        # Streamlit's metrics (sessions, cache sizes, compute times) are nobody's business but the operator's
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/metrics", timeout=10)
+        assert refused.value.code == 404
     finally:
         stop(proc)  # by its PID
         log.close()

@@ -55,9 +55,13 @@ def command(args=()) -> list[str]:
 
 def serve(cmd: list[str]) -> int:
     """Run `cmd` (a command()) in this process, as `python -m streamlit` would: the server keeps this process's
-    PID. Meanwhile a thread makes ready what a first visit waits for (warm_up)."""
+    PID, and no visitor can clear its caches or read its metrics (serving.close_to_visitors). Meanwhile a thread
+    makes ready what a first visit waits for (warm_up)."""
     from streamlit.web import cli as streamlit_cli
 
+    from viz_app import serving
+
+    serving.close_to_visitors()
     threading.Thread(target=warm_up, name="attention-viz warm-up", daemon=True).start()
     sys.argv = ["streamlit", *cmd[3:]]
     return streamlit_cli.main(prog_name="streamlit")

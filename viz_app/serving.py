@@ -63,11 +63,37 @@ def settle() -> None:
                 importlib.import_module(module.name)
             threadpool_limits(1, user_api="blas")
             send_at_once()
+            close_to_visitors()
             _threads = max(1, torch.get_num_threads() - 1)
             gc.collect()  # garbage now is freed, not frozen
             gc.freeze()
             _settled = True
     torch.set_num_threads(_threads)
+
+
+def close_to_visitors() -> None:
+    """What Streamlit lets any client do to every session, taken away (the cli does it before the server starts).
+
+    - `clear_cache`: a message any client may send on its websocket (the toolbar's "Clear cache", which the viewer's
+      toolbar only hides) empties every cache of the process, every visitor's models and runs. Here it empties only
+      the sender's own session state, as Streamlit's handler does besides.
+    - `/_stcore/metrics`: Streamlit serves its sessions, cache sizes and compute times to anyone who asks, and has no
+      setting to turn it off. A server started by the cli (`attention-viz`, `./dev.sh app`) answers it 404;
+      one started as `streamlit run app.py` builds its routes before this runs, and deploy/nginx.conf blocks the path.
+    """
+    from starlette.responses import PlainTextResponse
+    from starlette.routing import Route
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.web.server.starlette import starlette_app, starlette_routes
+
+    async def not_found(request):
+        return PlainTextResponse("Not Found", status_code=404)
+
+    def no_metrics(runtime, base_url):  # the path answered 404, not left to the app's page (which answers 200)
+        return [Route(starlette_routes._with_base(starlette_routes.ROUTE_METRICS, base_url), not_found)]
+
+    AppSession._handle_clear_cache_request = lambda session: session._session_state.clear()
+    starlette_app.create_metrics_routes = no_metrics
 
 
 def send_at_once() -> None:

@@ -5,19 +5,11 @@ import streamlit as st
 
 from . import loaders, own_model, state
 from .errors import message
+from .examples import EXAMPLES, FIRST_SENTENCE
 from .i18n import LANGUAGES, t
 from .text import literal
 from .views import blocks
 from .views.explorer import Marks, marks_of
-
-EXAMPLES = {  # a first sentence for each shipped model, in words it knows
-    "translate-en-fr": "the small girl does not see the red car",
-    "lm-en": "the old man",
-    "lm-en-rope": "the old man",
-    "reverse": "one two three four five",
-    "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too tired",
-}
-FIRST_SENTENCE = EXAMPLES["all-MiniLM-L6-v2"]  # a first visit's sentence on any other model (the operator's own)
 
 
 def on_model_change() -> None:

@@ -16,6 +16,7 @@ from core_model.messages import CodedError
 
 from ..text import prepare
 from . import models
+from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
            "decode", "continuation"]
@@ -45,9 +46,11 @@ def decoding_applies(architecture: str) -> bool:
     return architecture in ("encoder-decoder", "decoder")
 
 
+@per_visitor("src_text")
 @st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
 def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alpha: float = 0.6,
-           temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0) -> decoding.Decoded:
+           temperature: float = 1.0, top_k: int = 0, top_p: float = 1.0, seed: int = 0, scope: str = ""
+           ) -> decoding.Decoded:
     """Decode the text with `method` (greedy, beam or sample); the same arguments give the same record.
 
     The source is prepared exactly as `run` prepares it, so its positions match `run(...).src_labels`.

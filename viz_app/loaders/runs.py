@@ -29,6 +29,7 @@ from ..shared_cache import shared_cache
 from ..text import piece, prepare, show_piece, token_labels
 from ..views import explorer
 from . import decodings, models
+from .scope import per_visitor
 
 __all__ = ["Run", "RUN_BYTES", "run", "BATCH_TOKENS", "SentenceError", "padded_batch", "ATTRIBUTED_TOKENS",
            "FLOW_TOKENS", "Attributed", "read_and_next", "attribution", "LENS_TOP", "Lens", "logit_lens",
@@ -78,9 +79,10 @@ def tracing(loaded, src_ids, tgt_ids) -> OnDemand | None:
     return OnDemand(side=GRID_SIDE, digest=explorer.digest(marks))
 
 
+@per_visitor("src_text", "tgt_text")
 @shared_cache(max_entries=16, max_bytes=RUN_BYTES, size=lambda r: r.trace.nbytes)
 def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True,
-        limit: int = 0, half: bool = False) -> Run:
+        limit: int = 0, half: bool = False, scope: str = "") -> Run:
     """Trace `name` on the text; without a target, the decoder reads the model's own output.
 
     `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can. A text that
@@ -132,8 +134,9 @@ def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool,
 BATCH_TOKENS = 64  # tokens of each line the masks page batches: masks read at a glance, and a batch stays small
 
 
+@per_visitor("sentences")
 @st.cache_data(max_entries=16, max_size="128MB", show_spinner=False)
-def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True) -> Batch:
+def padded_batch(name: str, sentences: tuple[str, ...], pad_mask: bool = True, scope: str = "") -> Batch:
     """Pad the sentences (each cut to BATCH_TOKENS) to the longest and trace them in one batched forward pass."""
     loaded = models.load_model(name)
     cfg = loaded.config
@@ -181,8 +184,9 @@ def read_and_next(now: Run) -> tuple[str, ...]:
                                                                                len(now.tgt_ids) - 1)))
 
 
+@per_visitor("src_text", "tgt_text")
 @st.cache_data(max_entries=32, max_size="16MB", show_spinner=False)
-def attribution(name: str, src_text: str, tgt_text: str = "", position: int = 0) -> Attributed:
+def attribution(name: str, src_text: str, tgt_text: str = "", position: int = 0, scope: str = "") -> Attributed:
     """The four attributions of output `position` (a decoder) or of the final [CLS] vector (an encoder)."""
     loaded, now = models.load_model(name), run(name, src_text, tgt_text)
     cfg = loaded.config
@@ -209,8 +213,10 @@ class Lens:
     final_ids: np.ndarray  # [t] argmax of the model's logits
 
 
+@per_visitor("src_text", "tgt_text")
 @st.cache_data(max_entries=32, max_size="64MB", show_spinner=False)
-def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True) -> Lens:
+def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_mask: bool = True,
+               scope: str = "") -> Lens:
     """core_model.lens.logit_lens of the run: each decoder layer's prediction, with its tokens' pieces."""
     loaded = models.load_model(name)  # an encoder-only model: ValueError, it has no output layer to read
     read = lens.logit_lens(loaded.model, run(name, src_text, tgt_text, scale, pad_mask).trace, LENS_TOP)
@@ -225,8 +231,9 @@ def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True,
 
 # ----- overview page ------------------------------------------------------------------------------
 
+@per_visitor("text")
 @st.cache_data(max_entries=32, max_size="4MB", show_spinner=False)
-def sentence_embedding(name: str, text: str) -> np.ndarray:
+def sentence_embedding(name: str, text: str, scope: str = "") -> np.ndarray:
     """An encoder's sentence embedding as sentence-transformers makes it: [d_model], length 1.
 
     The last encoder layer's output of `run(name, text)`, averaged over its tokens (none is padding) and normalized.
@@ -268,8 +275,9 @@ def encoding_ids(loaded: checkpoints.Loaded, text: str) -> tuple[tuple[int, ...]
     return src, cfg.decoder_start if cfg.has_decoder else ()
 
 
+@per_visitor("text")
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)
-def encoding_run(name: str, text: str) -> EncodingRun:
+def encoding_run(name: str, text: str, scope: str = "") -> EncodingRun:
     """Trace model `name` on the first ENCODING_TOKENS tokens of `text`, keep its layer 0's self-attention, and
     give what its heads would do from position alone (core_model.nn.position_signal.position_attention)."""
     loaded = models.load_model(name)

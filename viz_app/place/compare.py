@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from .. import loaders, own_model, page, state
+from ..examples import SECOND_SENTENCES
 from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..i18n import named, t
@@ -21,13 +22,6 @@ MODES = ("heads", "sentences", "models")
 SHOW = "explorer.compare"  # off by default: three more charts for every new sentence to redraw (BENCHMARKS.md, 5)
 MODE, FIRST, SECOND, TEXT, MODEL, MODEL_HEAD = (f"explorer.compare.{k}" for k in
                                                 ("mode", "a", "b", "text", "model", "model_head"))
-SECOND_SENTENCES = {  # each shipped model's example sentence (sidebar.EXAMPLES) with one word changed
-    "translate-en-fr": "the small boy does not see the red car",  # la petite fille → le petit garçon
-    "lm-en": "the old woman",
-    "lm-en-rope": "the old woman",
-    "reverse": "one two three cat five",
-    "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too wide",  # what "it" refers to flips
-}
 PARTNERS = {"lm-en": "lm-en-rope", "lm-en-rope": "lm-en", "translate-en-fr": "lm-en"}  # a second model to start from
 LISTED = 12  # unmatched tokens named in the caption, at most, per sentence
 

@@ -1,0 +1,53 @@
+"""What one visitor of a shared server can do to the others, through a real `streamlit run app.py` (conftest's
+server): a client's `clear_cache` message empties no one's cache (viz_app/serving.close_to_visitors)."""
+import asyncio
+import re
+import time
+import urllib.request
+from urllib.parse import urlencode
+
+from bench.protocol import Client
+from bench.visitor import Session
+
+from .test_load import run
+
+METRICS_TTL_S = 5.5  # Streamlit recomputes the cache sizes of /_stcore/metrics at most every 5 s
+
+
+def cached_bytes(base: str) -> int:
+    """The bytes every st.cache_data and st.cache_resource of the process holds, from Streamlit's metrics (served by
+    a `streamlit run` server; the cli's and nginx's refuse them, test_cli_entry and test_proxy)."""
+    with urllib.request.urlopen(f"{base}/_stcore/metrics?families=cache_memory_bytes", timeout=30) as response:
+        text = response.read().decode()
+    lines = [line for line in text.splitlines() if re.match(r'cache_memory_bytes\{cache_type="st_cache_(data|resource)"',
+                                                              line)]
+    return sum(int(float(line.rsplit(" ", 1)[1])) for line in lines)
+
+
+async def first_page_then(base: str, messages: list[str]) -> list[str]:
+    """A protocol client opens the overview, sends each BackMsg field in `messages` (set to true), then reruns, so the
+    server has handled them in order; its errors."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from websockets.asyncio.client import connect
+
+    s = Session(0, ["the cat sat on the mat"])
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       max_size=None, open_timeout=60) as ws:
+        c = Client(ws, s, urlencode({"model": "translate-en-fr", "src": s.sentences[0]}))
+        await c.rerun(None)
+        for field in messages:
+            msg = BackMsg()
+            setattr(msg, field, True)
+            await ws.send(msg.SerializeToString())
+        await c.rerun("after")
+    return s.errors
+
+
+def test_a_visitors_clear_cache_message_empties_no_cache(server):
+    assert run(first_page_then(server, [])) == []
+    time.sleep(METRICS_TTL_S)
+    before = cached_bytes(server)
+    assert before > 0  # the model and its decoding, at least
+    assert run(first_page_then(server, ["clear_cache"])) == []
+    time.sleep(METRICS_TTL_S)
+    assert cached_bytes(server) >= before  # Streamlit's own handler emptied them all

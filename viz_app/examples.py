@@ -1,0 +1,21 @@
+"""The app's own example sentences: what a first visit shows, the same for every visitor.
+
+They are the only texts whose runs every session shares (loaders/scope.py): anyone can see them, so a result
+cached from another visitor's run of one tells nobody anything.
+"""
+EXAMPLES = {  # a first sentence for each shipped model, in words it knows
+    "translate-en-fr": "the small girl does not see the red car",
+    "lm-en": "the old man",
+    "lm-en-rope": "the old man",
+    "reverse": "one two three four five",
+    "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too tired",
+}
+FIRST_SENTENCE = EXAMPLES["all-MiniLM-L6-v2"]  # a first visit's sentence on any other model (the operator's own)
+SECOND_SENTENCES = {  # the explorer's comparison: each model's example sentence with one word changed
+    "translate-en-fr": "the small boy does not see the red car",  # la petite fille → le petit garçon
+    "lm-en": "the old woman",
+    "lm-en-rope": "the old woman",
+    "reverse": "one two three cat five",
+    "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too wide",  # what "it" refers to flips
+}
+SHARED = frozenset({"", *EXAMPLES.values(), *SECOND_SENTENCES.values()})
