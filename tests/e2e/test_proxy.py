@@ -16,11 +16,13 @@ import os
 import re
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from contextlib import ExitStack
 from pathlib import Path
@@ -298,3 +300,55 @@ def test_nginx_keeps_streamlits_frontend_files_and_serves_them_itself(cluster):
     assert seen[0]["upstream"] in backends or seen[0]["cache"] == "HIT", [r["line"] for r in seen]
     pages = [r for r in read_log(access_log) if r["request"] == "GET / HTTP/1.1"]
     assert pages and all(r["cache"] == "-" and r["upstream"] in backends for r in pages), [r["line"] for r in pages]
+
+
+def test_streamlits_metrics_are_not_served_to_visitors(cluster):
+    base, _, backends = cluster
+    for path in ("/_stcore/metrics", "/_stcore/metrics?families=cache_memory_bytes"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + path, timeout=30)
+        assert refused.value.code == 404
+    # the app process itself serves them (started as `streamlit run app.py`): it is nginx that refused
+    with urllib.request.urlopen(f"http://{backends[0]}/_stcore/metrics", timeout=30) as answer:
+        assert b"session_events_total" in answer.read()
+
+
+HALF_OPEN = 1100  # connections that never send a request: more than a server with 1,024 open files can hold
+HEADER_TIMEOUT_S = 10  # deploy/nginx.conf's client_header_timeout
+
+
+def test_connections_that_send_nothing_are_closed_and_hold_up_no_one(cluster):
+    base = cluster[0]
+    port = int(base.rsplit(":", 1)[1])
+    silent = []
+    try:
+        for _ in range(HALF_OPEN):
+            silent.append(socket.create_connection(("127.0.0.1", port), timeout=10))
+        t0 = time.monotonic()
+        with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:
+            assert answer.status == 200
+        assert time.monotonic() - t0 < 1  # another visitor is served at once meanwhile
+        time.sleep(HEADER_TIMEOUT_S + 2)
+        for s in silent[::100]:  # nginx has closed them: a read finds the end of the stream at once
+            s.settimeout(5)
+            assert s.recv(1) == b""
+    finally:
+        for s in silent:
+            s.close()
+
+
+def test_a_flood_of_requests_from_one_address_is_refused_with_429_and_the_app_sees_none_of_it(cluster):
+    base, access_log, _ = cluster
+    logged = len(read_log(access_log))
+    statuses = []
+    for _ in range(500):  # a client asking as fast as it can, one request after the other
+        try:
+            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:
+                statuses.append(answer.status)
+        except urllib.error.HTTPError as e:
+            statuses.append(e.code)
+    assert set(statuses) == {200, 429} and statuses[0] == 200 and statuses[-1] == 429
+    assert 300 <= statuses.count(200) < 450  # the burst of 300, then 20 a second
+    time.sleep(1)
+    passed = [r for r in read_log(access_log)[logged:] if r["request"].startswith("GET /_stcore/health")]
+    assert len(passed) == statuses.count(200) and {r["status"] for r in passed} == {"200"}  # refusals not logged
