@@ -87,6 +87,7 @@ class Client:
         self.widgets: dict[str, tuple] = {}  # label → (widget proto, fragment id of its delta)
         self.charts: dict[str, str] = {}  # plotly title → spec (JSON), of the current page
         self.texts: list[str] = []
+        self.alerts: list[str] = []  # st.warning, st.error, ... bodies, of the current page
         self.bytes = 0
 
     async def rerun(self, name: str | None, state=None, page: str | None = None, timeout_s: float = 120) -> None:
@@ -122,7 +123,7 @@ class Client:
             msg.ParseFromString(data)
             kind = msg.WhichOneof("type")
             if kind == "new_session":  # a full run starts: the page is drawn afresh
-                self.page_hash, self.charts, self.texts = msg.new_session.page_script_hash, {}, []
+                self.page_hash, self.charts, self.texts, self.alerts = msg.new_session.page_script_hash, {}, [], []
             elif kind == "navigation":
                 self.pages = {p.page_name: p.page_script_hash for p in msg.navigation.app_pages}
             elif kind == "page_info_changed":
@@ -144,6 +145,8 @@ class Client:
             self.charts[title.get("text", "") if isinstance(title, dict) else str(title)] = proto.spec
         elif kind == "text":
             self.texts.append(proto.body)
+        elif kind == "alert":
+            self.alerts.append(proto.body)
         elif getattr(proto, "label", None) and getattr(proto, "id", "").startswith("$$ID"):
             self.widgets[proto.label] = (proto, fragment)
 

@@ -1,7 +1,8 @@
 """One live training run per server process at a time (the Training page's "Train one live"), in a process of its own.
 
 A session asks with its own token (`start`) and gets a Job; the first job runs, the others wait in line and are
-told their place. The run itself is a fresh Python process (core_model.training.live_train.main: no copy of the server's
+told their place. A client address (where the server sees one) holds one place, waiting or running: 33 sessions of
+one client once held the run and all 32 places, and a real student read "32 visitors are already waiting". The run itself is a fresh Python process (core_model.training.live_train.main: no copy of the server's
 threads or memory); a thread of the server sends it the task and reads its records into the Job. So the run's
 model, optimizer and the ~120,000 objects of the modules an optimizer imports (torch._dynamo, sympy) never enter
 the server, whose collection after every script run would walk them for the rest of its life (50-90 ms more a
@@ -45,11 +46,19 @@ _lock = threading.Lock()
 _line = Line()
 
 
+class Refused(Exception):
+    """`start` gave no place: `reason` is "full" (MAX_WAITING wait already) or "address" (the client has one)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Job:
     """One session's request for a live run: queued, then running, then done (its records kept)."""
 
-    def __init__(self, token: str):
-        self.token = token
+    def __init__(self, token: str, client: str | None = None):
+        self.token, self.client = token, client
         self.task, self.every = dataclasses.replace(TINY, steps=STEPS), EVERY
         self.records: list[Record] = []  # appended by the watching thread only
         self.probe: Probe | None = None  # set with the first record
@@ -90,17 +99,21 @@ class Job:
         self._stop.set()
 
 
-def start(token: str) -> Job | None:
-    """The session's job: the one it has queued or running, else a new one at the end of the line; None when
-    MAX_WAITING sessions wait already."""
+def start(token: str, client: str | None = None) -> Job:
+    """The session's job: the one it has queued or running, else a new one at the end of the line. Refused when
+    MAX_WAITING sessions wait already, or another session of the same `client` (its address; None: unknown, the
+    server's own machine) has a job queued or running."""
     with _lock:
-        for job in ([_line.running] if _line.running else []) + _line.waiting:
+        _drop_gone()
+        jobs = ([_line.running] if _line.running else []) + _line.waiting
+        for job in jobs:
             if job.token == token:
                 return job
-        _drop_gone()
+        if client is not None and any(job.client == client for job in jobs):
+            raise Refused("address")
         if len(_line.waiting) >= MAX_WAITING:
-            return None
-        job = Job(token)
+            raise Refused("full")
+        job = Job(token, client)
         _line.waiting.append(job)
         _next()
     return job

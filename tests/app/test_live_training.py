@@ -114,3 +114,42 @@ def test_a_full_line_is_said_and_nothing_is_queued(monkeypatch):
     assert [w.value for w in at.warning] == [text("live.full", "en", n=0)]
     assert JOB not in at.session_state and not at.get("plotly_chart")
     assert live_training._line.waiting == []
+
+
+@pytest.fixture
+def line(monkeypatch):
+    """live_training's line, with nothing started (each job stays where start put it); emptied afterwards."""
+    monkeypatch.setattr(live_training, "_line", live_training.Line())
+    monkeypatch.setattr(live_training, "_next", lambda: None)
+    return live_training._line
+
+
+def test_a_client_address_holds_one_place_however_many_sessions_it_opens(line):
+    first = live_training.start("tab 1", "203.0.113.7")
+    assert live_training.start("tab 1", "203.0.113.7") is first  # the same session gets its own job back
+    for tab in range(2, 34):  # 33 sessions of one client, as in the issue: one place, the others refused
+        with pytest.raises(live_training.Refused) as refused:
+            live_training.start(f"tab {tab}", "203.0.113.7")
+        assert refused.value.reason == "address"
+    other = live_training.start("a student", "203.0.113.8")
+    assert line.waiting == [first, other] and other.place() == 2
+    first.stop()  # once its job has left the line, the address may ask again
+    assert live_training.start("tab 2", "203.0.113.7") in line.waiting
+
+
+def test_sessions_of_an_unknown_address_each_get_a_place_until_the_line_is_full(line, monkeypatch):
+    monkeypatch.setattr(live_training, "MAX_WAITING", 3)
+    jobs = [live_training.start(f"tab {i}") for i in range(3)]  # the server's own machine: the operator's tabs
+    assert line.waiting == jobs
+    with pytest.raises(live_training.Refused) as refused:
+        live_training.start("tab 4")
+    assert refused.value.reason == "full"
+
+
+def test_a_refused_address_is_told_why_in_its_language(line, monkeypatch):
+    live_training.start("another tab", "203.0.113.7")
+    monkeypatch.setattr("viz_app.place.live_training._client", lambda: "203.0.113.7")
+    at = opened()
+    press(at, "live.start")
+    assert [w.value for w in at.warning] == [text("live.address", "en")]
+    assert JOB not in at.session_state and len(line.waiting) == 1

@@ -352,3 +352,44 @@ def test_a_flood_of_requests_from_one_address_is_refused_with_429_and_the_app_se
     time.sleep(1)
     passed = [r for r in read_log(access_log)[logged:] if r["request"].startswith("GET /_stcore/health")]
     assert len(passed) == statuses.count(200) and {r["status"] for r in passed} == {"200"}  # refusals not logged
+
+
+async def press_start_training(base: str, address: str, cookie: str) -> list[str]:
+    """A protocol client from `address` (a loopback address of its own: nginx sees it as the client's) with nginx's
+    uid `cookie` (so on one process with the others) opens the Training page and presses "Start training"; the
+    alerts the section then shows."""
+    from websockets.asyncio.client import connect
+
+    from bench.protocol import Client
+    from bench.visitor import Session
+
+    s = Session(0, [""])
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       additional_headers={"Cookie": cookie}, local_addr=(address, 0), max_size=None,
+                       open_timeout=60) as ws:
+        c = Client(ws, s, "")
+        await c.rerun(None)
+        await c.rerun("training", page="Training")
+        await c.rerun("start", c.state("Start training", trigger_value=True))
+        assert s.errors == [], s.errors
+        return c.alerts
+
+
+def test_live_training_holds_one_place_per_client_address_behind_nginx(cluster):
+    import asyncio
+
+    from viz_app.i18n import text
+
+    base = cluster[0]
+    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:  # one uid: one process for all
+        cookie = answer.headers["Set-Cookie"].split(";")[0]
+
+    async def three():
+        first = await press_start_training(base, "127.0.0.2", cookie)  # runs (or waits) without a word against it
+        second = await press_start_training(base, "127.0.0.2", cookie)  # another tab at that address: refused
+        other = await press_start_training(base, "127.0.0.3", cookie)  # another student: a place in line
+        return first, second, other
+
+    first, second, other = asyncio.run(three())
+    refused = text("live.address", "en")
+    assert refused not in first and second == [refused] and refused not in other

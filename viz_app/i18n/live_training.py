@@ -30,6 +30,10 @@ STRINGS = {
         "zh": "已停止：训练了 {steps} 步（{seconds:.1f} 秒），最终损失 {loss:.3f}。探针的输出：{output}"},
     "live.full": {"en": "{n} visitors are already waiting for a live run: please try again in a few minutes.",
                   "zh": "已有 {n} 位访客在等待现场训练，请过几分钟再试。"},
+    "live.address": {"en": "Another tab or device at your address already has a place in the line for a live run: one "
+                             "place per address, so that everyone gets a turn. Stop that one first, or wait for it.",
+                     "zh": "你所在地址的另一个标签页或设备已在现场训练的队列中：每个地址只占一个位置，好让每个人都能轮到。"
+                           "请先停止那一个，或等它结束。"},
     "live.left_line": {"en": "You left the line; nothing was trained.", "zh": "你已离开队列，没有进行训练。"},
     "live.failed": {"en": "The live run failed: {error}", "zh": "现场训练出错：{error}"},
     "live.loss": {"en": "training loss (label-smoothed, mean since the previous point)",
