@@ -191,6 +191,18 @@ def endless_model(dest: Path, max_len: int = 8192) -> Path:
     return checkpoints.save(dest, model, loaded.tokenizers, card="never stops")
 
 
+def deep_model(dest: Path, layers: int = 96, heads: int = 8, max_len: int = 8192) -> Path:
+    """A decoder-only model as deep as the loader allows, 16 wide with heads 4 wide, RoPE positions up to `max_len` and
+    the reverse model's vocabulary: small on disk, costly to trace at length (layers × heads × length²)."""
+    from core_model import checkpoints
+
+    loaded = load(REVERSE)
+    cfg = ModelConfig(**{**loaded.config.to_dict(), "architecture": "decoder", "d_model": 16, "n_heads": heads, "head_dim": 4,
+                         "d_ff": 16, "n_encoder_layers": 0, "n_decoder_layers": layers, "positional": "rope",
+                         "max_len": max_len})
+    return checkpoints.save(dest, Transformer(cfg).eval(), {"tgt": loaded.tokenizers["src"]}, card="deep")
+
+
 def huge_weights(dest: Path, value: float = 3e38) -> Path:
     """The reverse model with every weight set to `value`: finite, but its outputs overflow float32."""
     from core_model import checkpoints

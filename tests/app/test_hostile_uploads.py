@@ -3,6 +3,7 @@ refused in one short message, within a bound, the visitor keeps the model they h
 disk, and nothing of the server's disk outside the folder it opens to visitors is read or said to exist."""
 import json
 import os
+import re
 import resource
 import time
 
@@ -11,8 +12,9 @@ import torch
 
 from core_model import checkpoints, messages
 from tests.app.conftest import assert_clean, named_chart, open_page, shown
-from tests.bad_checkpoints import REVERSE, endless_model, files_of, split_regex, tiny_bert, zip_of
+from tests.bad_checkpoints import REVERSE, deep_model, endless_model, files_of, split_regex, tiny_bert, zip_of
 from viz_app import loaders, own_model
+from viz_app.loaders import cost, runs
 from viz_app.i18n import text
 
 SENTENCE = "one two three four five"
@@ -182,3 +184,32 @@ def test_a_folder_inside_is_loaded_by_its_relative_path(root):
     assert typed(at, "mine") == []
     assert at.session_state["model"].startswith("own-")
     assert [shown(s.value) for s in at.success] == [text("own.loaded", "en", source="mine")]
+
+
+def test_a_costly_model_reads_what_one_visitors_run_may_hold_says_the_figures_and_keeps_its_run(tmp_path,
+                                                                                              monkeypatch):
+    # 24 layers × 8 heads and 8,192 positions, within every limit of the loader, against a bound of 128 MiB (the
+    # server's is 2 GiB: 96 layers × 32 heads are cut from 500 tokens to 413 by it, in 31 s of this test)
+    monkeypatch.setattr(cost, "VISITOR_RUN_BYTES", 128 * 2**20)
+    folder = deep_model(tmp_path / "deep", layers=24, heads=8)
+    text_500 = ("one two " * 250).strip()  # 2,000 characters, the sentence box's own limit: 500 tokens
+    at = open_page("overview", src=SENTENCE)
+    upload(at, "deep.zip", zip_of(files_of(folder)))
+    name = at.session_state["model"]
+    assert own_model.is_own(name)
+    traced = []
+    trace = runs._run
+    monkeypatch.setattr(runs, "_run", lambda *a: traced.append(a[1]) or trace(*a))
+    at.session_state["src"] = text_500
+    at.switch_page("app_pages/explorer.py").run(timeout=120)
+    assert_clean(at)
+    (said,) = [shown(w.value) for w in at.warning if "a model you brought" in w.value]
+    keep = int(re.search(r"reads at most ([\d,]+) of them", said).group(1).replace(",", ""))
+    assert "The text has 500 tokens" in said and "24 layers × 8 heads" in said and "128 MB" in said
+    at.run(timeout=120)  # the run was kept: a rerun does not trace it again
+    assert_clean(at)
+    assert traced == [name]
+    # what the run read: <s> and `keep` tokens, whose attention weights alone fit the bound, unlike 500 tokens'
+    run = loaders.run(name, text_500)
+    assert len(run.tgt_ids) == keep + 1 and 4 * 24 * 8 * (keep + 1) ** 2 <= 128 * 2**20 < 4 * 24 * 8 * 501 ** 2
+    assert run.trace.nbytes <= loaders.RUN_BYTES

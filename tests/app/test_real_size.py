@@ -16,7 +16,7 @@ from core_model.trace import on_demand
 from tests.app.conftest import assert_clean, grid_tile, named_chart, open_page
 from viz_app import loaders, sidebar
 from viz_app.figures.attention import pool_max
-from viz_app.loaders import runs
+from viz_app.loaders import cost, runs
 from viz_app.views import blocks, explorer as view
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,7 +66,7 @@ def test_the_explorer_page_draws_a_long_bert_input_on_demand_and_says_so(monkeyp
     if name not in loaders.available_models():
         pytest.skip("MiniLM's package is not installed")
     text = long_text(name, 600)  # cut to its 512 positions
-    assert runs.weight_bytes(loaders.load_model(name).config, 512, 0) > runs.ON_DEMAND_BYTES  # on demand as shipped
+    assert cost.weight_bytes(loaders.load_model(name).config, 512, 0) > runs.ON_DEMAND_BYTES  # on demand as shipped
     at = open_page("explorer", timeout=300, model=name, src=text, hide_special=True)
     assert_clean(at)
     run = loaders.run(name, text)
@@ -90,7 +90,7 @@ cfg = dataclasses.replace(base.config, d_model=128, n_heads=4, d_ff=256, n_decod
 folder.save(sys.argv[1], Transformer(cfg).eval(), base.tokenizers)
 os.environ["ATTENTION_VIZ_MODELS"] = json.dumps([["big", sys.argv[1]]])
 from viz_app import loaders, sidebar
-from viz_app.loaders import runs
+from viz_app.loaders import cost, runs
 from viz_app.views import explorer as view
 
 def rss():
@@ -110,7 +110,7 @@ for text in texts:
     run.trace.attn("decoder", 2).z
     runs_kept.append(len(run.tgt_ids))
 print(json.dumps({"grown": rss() - before, "run_cache": runs.run.nbytes, "layers": on_demand.LAYERS.nbytes,
-                  "kept": len(runs.run), "tokens": runs_kept, "full": runs.weight_bytes(model.config, 0, runs_kept[0]),
+                  "kept": len(runs.run), "tokens": runs_kept, "full": cost.weight_bytes(model.config, 0, runs_kept[0]),
                   "on_demand": run.trace.on_demand}))
 """
 

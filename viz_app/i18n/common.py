@@ -47,6 +47,13 @@ STRINGS = {
     "input.batch_cut": {"en": "The text has {n} tokens; the batch on this page takes the first {keep} of each line, so "
                               "that its masks can be read.",
                         "zh": "文本有 {n} 个词元；为便于查看掩码，本页的批次只取每行的前 {keep} 个。"},
+    "input.cost_cut": {"en": "The text has {n} tokens; a model you brought reads at most {keep} of them on this shared "
+                             "server. At {n} tokens its run would hold about {need} MB ({layers} layers × {heads} heads "
+                             "× tokens² attention weights, and its logits over the vocabulary); one visitor's run may "
+                             "hold {bound} MB.",
+                       "zh": "文本有 {n} 个词元；在这台共享服务器上，你带来的模型最多读取其中 {keep} 个。按 {n} 个词元运行约需 "
+                             "{need} MB（{layers} 层 × {heads} 个头 × 词元数² 个注意力权重，以及词表上的 logits）；"
+                             "每位访客的一次运行最多可用 {bound} MB。"},
     "input.truncated": {"en": "The text has {n} tokens; only the first {keep} fit the model and are shown.",
                         "zh": "文本共 {n} 个词元，模型只能容纳前 {keep} 个，下面只显示这些。"},
     "input.unknown": {"en": "The model has no token for these words, so they were split into single letters or "

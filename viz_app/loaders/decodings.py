@@ -15,7 +15,7 @@ from core_model.generation import Generation, read_generation
 from core_model.messages import CodedError
 
 from ..text import prepare
-from . import models
+from . import cost, models
 from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
@@ -62,6 +62,7 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
         raise CodedError("an encoder-only model has no decoder, so it cannot generate tokens.", "no_decoder")
     side = "src" if cfg.has_encoder else "tgt"
     limit = models.readable(cfg)
+    limit = min(limit, cost.visitor_tokens(name, cfg, MAX_DECODE_STEPS) or limit)  # as `run` reads it
     ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
     max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else models.LM_NEW_TOKENS
     try:

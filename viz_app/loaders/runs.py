@@ -28,7 +28,8 @@ from ..figures.attention import GRID_SIDE
 from ..shared_cache import shared_cache
 from ..text import piece, prepare, show_piece, token_labels
 from ..views import explorer
-from . import decodings, models
+from . import cost, decodings, models
+from .cost import ON_DEMAND_BYTES, RUN_BYTES
 from .scope import per_visitor
 
 __all__ = ["Run", "RUN_BYTES", "run", "BATCH_TOKENS", "SentenceError", "padded_batch", "ATTRIBUTED_TOKENS",
@@ -50,29 +51,12 @@ class Run:
     notices: tuple[tuple[str, dict], ...]
 
 
-# Shared as it is, never pickled (shared_cache.py): a short sentence's run holds ~1 MB, a 2,048-token
-# lm-en one a few hundred. The bytes bound holds: the oldest runs go first, and a run alone over it is
-# drawn but not kept. A miss costs one traced forward pass (the greedy output it reads is in `decode`'s
-# own cache). See RELIABILITY.md, "Bounded memory".
-RUN_BYTES = 512 * 2**20
-# Past this many bytes of attention weights a run is traced on demand (core_model/trace/on_demand.py): the pages
-# draw the pooled weights of every layer and compute a layer in full when it is opened (GPT-2 small at 512 tokens:
-# 144 MiB of weights; SmolLM2-135M at 2,048: 4.2 GiB, of which the run keeps 70 MiB pooled).
-ON_DEMAND_BYTES = RUN_BYTES // 8
-
-
-def weight_bytes(cfg, n_src: int, n_tgt: int) -> int:
-    """Bytes of every attention block's float32 weights [h, q, k] over n_src source and n_tgt target tokens."""
-    cells = cfg.n_encoder_layers * n_src ** 2 if cfg.has_encoder else 0
-    if cfg.has_decoder:
-        cells += cfg.n_decoder_layers * (n_tgt ** 2 + (n_tgt * n_src if cfg.has_encoder else 0))
-    return 4 * cfg.n_heads * cells
 
 
 def tracing(loaded, src_ids, tgt_ids) -> OnDemand | None:
     """How `run` traces: on demand past ON_DEMAND_BYTES (with the explorer's statistics taken as it goes), else
     everything (None)."""
-    if weight_bytes(loaded.config, len(src_ids), len(tgt_ids)) <= ON_DEMAND_BYTES:
+    if cost.weight_bytes(loaded.config, len(src_ids), len(tgt_ids)) <= ON_DEMAND_BYTES:
         return None
     marks = {side: explorer.marks_of(loaded.tokenizers[side], ids) for side, ids in (("src", src_ids), ("tgt", tgt_ids))
              if ids}
@@ -93,18 +77,19 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     cfg = loaded.config
     most = models.readable(cfg)
     limit = min(limit, most) if limit > 0 else most
+    limit = min(limit, cost.visitor_tokens(name, cfg, decodings.MAX_DECODE_STEPS) or limit)
     prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit)
     n = len(prepared.ids)
-    with serving.large_run() if weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
+    with serving.large_run() if cost.weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
         return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit, half)
 
 
 def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool, pad_mask: bool, limit: int,
          half: bool) -> Run:
     """`run`'s body, once the text is read (`prepared`): the model's output, then the traced forward pass."""
-    cfg, most = loaded.config, models.readable(loaded.config)
-    cut = "input.batch_cut" if limit < most else "input.truncated"  # the masks page's own bound, or the model's
-    notices = [(cut if key == "input.truncated" else key, fields) for key, fields in prepared.notices]
+    cfg = loaded.config
+    notices = [cut_notice(name, cfg, limit, fields) if key == "input.truncated" else (key, fields)
+               for key, fields in prepared.notices]
     notices += [("run.half", {})] if half else []
     src_ids, tgt_ids, output, generated = prepared.ids, (), "", ()
     if cfg.architecture == "encoder-decoder":  # its output is what its decoder reads (a decoder-only model's is
@@ -127,6 +112,16 @@ def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool,
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),
                output, tuple(notices))
+
+
+def cut_notice(name: str, cfg, limit: int, fields: dict) -> tuple[str, dict]:
+    """Why a text was cut to `limit` tokens (prepare's "input.truncated" and its fields): the model's positions, a
+    visitor's own model's cost (cost.py), or the masks page's batch."""
+    if limit == models.readable(cfg):
+        return "input.truncated", fields
+    if limit == cost.visitor_tokens(name, cfg, decodings.MAX_DECODE_STEPS):
+        return cost.cost_notice(cfg, fields["n"], fields["keep"], decodings.MAX_DECODE_STEPS)
+    return "input.batch_cut", fields
 
 
 # ----- masks page: several sentences padded into one batch (helpers in viz_app/batch.py) ----------
