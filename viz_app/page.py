@@ -4,6 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from . import classroom, lesson, loaders, sidebar, state
+from .errors import message
 from .i18n import t
 from .text import literal
 
@@ -46,8 +47,9 @@ def current_run(scale: bool = True, pad_mask: bool = True) -> loaders.Run:
         with st.spinner(t("spinner.run")):
             result = loaders.run(st.session_state["model"], src, st.session_state.get("tgt", ""), scale, pad_mask,
                                  half=st.session_state.get("half", False))
-    except ValueError:  # nothing left to read once unusable characters are removed
-        st.info(t("input.unreadable"))
+    except ValueError as error:  # nothing left to read once unusable characters are removed, or a visitor's
+        slow = getattr(error, "code", "") == "tokenizer_slow"  # tokenizer stopped on this text (checkpoints/bounded.py)
+        st.info(message(error, literal) if slow else t("input.unreadable"))
         st.stop()
     show_notices(result.notices)
     return result

@@ -35,16 +35,17 @@ FORK_SERVER = "forkserver" in multiprocessing.get_all_start_methods()  # not on 
 FORKS = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
 FORKS.set_forkserver_preload(["core_model.checkpoints.probe", "core_model.importers"])
 VERDICT_BYTES = 2**16  # a verdict is a line of JSON of a few hundred bytes
-NAME = "attention-viz probe"
+CHILDREN = "attention-viz "  # the start of the name of every child process here: the probe, a bounded tokenizer
+NAME = CHILDREN + "probe"
 
 
 def _without_main(prepared):
     """multiprocessing starts a child by importing the parent's __main__ in it again; Streamlit makes the page script
-    running at that moment __main__ (app.py, a page), which a probe would then run whole. A probe needs only this
-    module (its target), so its preparation names no main."""
+    running at that moment __main__ (app.py, a page), which a probe would then run whole. A probe (or a bounded
+    tokenizer, bounded.py) needs only its own module (its target), so its preparation names no main."""
     def preparation(name):
         data = prepared(name)
-        if name == NAME:
+        if name.startswith(CHILDREN):
             data.pop("init_main_from_path", None)
             data.pop("init_main_from_name", None)
         return data

@@ -118,7 +118,9 @@ class HubTokenizer(SpecialIds):
 
     def encode(self, text: str, add_bos: bool = False, add_eos: bool = False) -> list[int]:
         """Token ids of `text` (no bos or eos unless asked for)."""
-        ids = rust_call(self._tk.encode, checked_text(text, "The text"), add_special_tokens=False).ids
+        # encode_batch lets go of the interpreter lock while it works, encode holds it: a slow regular expression
+        # then held every thread of the server (core_model/checkpoints/bounded.py)
+        ids = rust_call(self._tk.encode_batch, [checked_text(text, "The text")], add_special_tokens=False)[0].ids
         return [self.bos_id] * add_bos + ids + [self.eos_id] * add_eos
 
     def frame(self, ids: Sequence[int]) -> list[int]:

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from core_model import checkpoints, messages
+from core_model.checkpoints import bounded
 from tests.app.conftest import assert_clean, named_chart, open_page, shown
 from tests.bad_checkpoints import REVERSE, deep_model, endless_model, files_of, split_regex, tiny_bert, zip_of
 from viz_app import loaders, own_model
@@ -213,3 +214,21 @@ def test_a_costly_model_reads_what_one_visitors_run_may_hold_says_the_figures_an
     run = loaders.run(name, text_500)
     assert len(run.tgt_ids) == keep + 1 and 4 * 24 * 8 * (keep + 1) ** 2 <= 128 * 2**20 < 4 * 24 * 8 * 501 ** 2
     assert run.trace.nbytes <= loaders.RUN_BYTES
+
+
+def test_a_tokenizer_that_takes_too_long_on_a_text_is_stopped_and_said(tmp_path):
+    # Nested repeats: a run of n "a"s takes time exponential in min(n, 22), times n (300 took 19 s in the server)
+    bert = tiny_bert(tmp_path / "bert", split_regex("(?:a|a){1,22}b"))
+    at = open_page("overview", src="the cat sat on the mat")
+    upload(at, "bert.zip", zip_of(files_of(bert)))  # the probe's sentence is fast: accepted
+    name = at.session_state["model"]
+    assert own_model.is_own(name) and named_chart(at, "overview.embedding")
+    start = time.monotonic()
+    at.sidebar.text_input(key="src").set_value("a" * 300).run(timeout=60)
+    assert_clean(at)
+    assert time.monotonic() - start < bounded.ENCODE_SECONDS + 5
+    (said,) = [shown(i.value) for i in at.info]
+    assert said.startswith("The tokenizer took over 5 s on this text and was stopped")
+    at.sidebar.text_input(key="src").set_value("the cat sat").run()  # a fresh child reads the next text
+    assert_clean(at)
+    assert not at.info and named_chart(at, "overview.embedding")

@@ -133,6 +133,11 @@ STRINGS = {
                                        "fallback and exact round trip this app needs.",
                                  "zh": "分词器模型文件 {file} 不符合本应用的要求：需要固定的特殊词元、字节回退，"
                                        "并能原样还原文本。"},
+    "error.tokenizer_slow": {"en": "The model's tokenizer took over {seconds} s on this text and was stopped: its rules "
+                                   "can take a time that grows very fast with what a text repeats. Try a shorter or "
+                                   "less repetitive text.",
+                             "zh": "该模型的分词器处理这段文本超过 {seconds} 秒，已被停止：它的规则所需的时间会随文本中的重复内容急剧增长。"
+                                   "请换一段更短或重复更少的文本。"},
     "error.tokenizer_failed": {"en": "The tokenizer failed on this text.", "zh": "分词器处理这段文本时出错。"},
     "error.tokenizer_no_token": {"en": "The tokenizer has no {token} token for {role}.",
                                  "zh": "分词器中没有充当 {role} 的 {token} 词元。"},

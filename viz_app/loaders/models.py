@@ -17,6 +17,7 @@ import torch
 
 from core_model import checkpoints
 from core_model.checkpoints import hub_cache
+from core_model.checkpoints.bounded import bounded
 from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
@@ -114,12 +115,13 @@ def preload() -> None:
 def _load_cached(name: str, _progress=None) -> checkpoints.Loaded:
     """Load once per server; shared read-only by every session, on the server's device(). The operator's own models
     are read as theirs (bounded by the machine's memory), every other with a visitor's limits
-    (core_model/checkpoints/safe_load.Route). `_progress` is told how far the weights are read; its leading _ keeps it
+    (core_model/checkpoints/safe_load.Route); a visitor's own model's tokenizers encode in a child process, stopped
+    past a few seconds a text (core_model/checkpoints/bounded.py). `_progress` is told how far the weights are read; its leading _ keeps it
     out of the cache's key."""
     trusted = name in operator_models() and not own_model.is_own(name) and not (MODELS_DIR / name).is_dir()
     loaded = checkpoints.load(model_folder(name), trusted=trusted, progress=_progress)
     loaded.model.to(device())  # in place: the Loaded holds the same module, now on the device
-    return loaded
+    return bounded(loaded) if own_model.is_own(name) else loaded
 
 
 def readable(cfg) -> int:
