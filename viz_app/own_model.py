@@ -96,20 +96,21 @@ def content_name(folder: Path) -> str:
     return OWN_PREFIX + digest.hexdigest()[:24]
 
 
-def bring_in(fill, source: str, load, private: tuple[Path, ...] = ()) -> str:
+def bring_in(fill, source: str, load, private: tuple[Path, ...] = (), waiting=None) -> str:
     """Let fill(folder) write a checkpoint into a new folder, try it in a bounded child process
     (core_model.checkpoints.probe), name it by content and load it with load(name) (the cached loader, so
     the first page that reads it finds it loaded); return the name.
 
     Raises CheckpointError (naming `source`, never a folder of the server: the temporary ones, nor those
-    in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong.
+    in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong. The probes take
+    turns (probe.LINE); `waiting(place)` hears this one's place in line while it waits.
     """
     OWN_DIR.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=OWN_DIR))
     target = made = None
     try:
         fill(staging)
-        probe.check(staging)
+        probe.check(staging, waiting)
         name = content_name(staging)
         target = folder_of(name)
         try:
@@ -159,8 +160,9 @@ def prune() -> None:
 def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> None:
     """Bring a model in (loaded with load(name)) and select it; if that fails, for any reason, say why in one
     short message in the user's language and leave everything else as it was."""
+    told = st.empty()  # while other uploads are checked first: this one's place in line
     try:
-        name = bring_in(fill, source, load, private)
+        name = bring_in(fill, source, load, private, lambda place: told.info(t("own.waiting", place=place)))
     except checkpoints.CheckpointError as e:
         reason = {"message": str(e), "code": e.code, "fields": e.fields}  # worded when shown, in the language then
         st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": reason})
@@ -170,6 +172,8 @@ def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> 
         reason = {"message": type(e).__name__, "code": "", "fields": {}}
         st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": "crash", "reason": reason})
         return
+    finally:
+        told.empty()
     st.session_state[OWN] = {**st.session_state.get(OWN, {}), name: title}
     st.session_state["model"] = name
     st.session_state["tgt"] = ""  # a target typed for the previous model; the sentence stays

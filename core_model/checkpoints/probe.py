@@ -13,11 +13,14 @@ and 250 MB to import torch for each upload. `python -m core_model.checkpoints.pr
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import multiprocessing.spawn
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -55,8 +58,47 @@ def _without_main(prepared):
 multiprocessing.spawn.get_preparation_data = _without_main(multiprocessing.spawn.get_preparation_data)
 
 
-def check(folder) -> None:
-    """Load `folder` in a bounded child process; raise CheckpointError with its reason if it cannot be used."""
+class Line:
+    """Probes in turn: `at_once` run, the others wait in the order they came (at most `most` in all), each told its
+    place. Fourteen uploads at once, each probe with its own 60 s, once timed out together (3.5 GB meanwhile)."""
+
+    def __init__(self, at_once: int, most: int):
+        self.at_once, self.most = at_once, most
+        self._tickets: list[object] = []  # the first at_once are running
+        self._changed = threading.Condition()
+
+    @contextlib.contextmanager
+    def turn(self, waiting: Callable[[int], None] | None = None):
+        """Wait for a turn; `waiting(place)` hears the place in line (1: next) whenever it changes."""
+        ticket, told = object(), 0
+        with self._changed:
+            if len(self._tickets) >= self.most:
+                raise CheckpointError(f"{self.most} models are being checked or waiting already; try again in a "
+                                      "minute.", "time", "probe_line_full", {"n": self.most})
+            self._tickets.append(ticket)
+            while (place := self._tickets.index(ticket) - self.at_once + 1) > 0:
+                if waiting is not None and place != told:
+                    waiting(told := place)
+                self._changed.wait()
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._tickets.remove(ticket)
+                self._changed.notify_all()
+
+
+LINE = Line(at_once=min(4, os.cpu_count() or 1), most=64)  # a probe takes a core; 64 uploads of a class waiting
+
+
+def check(folder, waiting: Callable[[int], None] | None = None) -> None:
+    """Load `folder` in a bounded child process, in turn (LINE: `waiting(place)` hears its place while it waits);
+    raise CheckpointError with its reason if it cannot be used."""
+    with LINE.turn(waiting):
+        _check(folder)
+
+
+def _check(folder) -> None:
     receive, send = FORKS.Pipe(duplex=False)
     child = FORKS.Process(target=_child, args=(str(folder), send, MEMORY), name=NAME, daemon=True)
     child.start()

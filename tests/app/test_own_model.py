@@ -193,7 +193,7 @@ def test_choosing_another_model_after_an_upload_sticks_across_pages():
 
 
 def test_only_the_latest_own_models_stay_on_disk(own_dir, monkeypatch):
-    monkeypatch.setattr(own_model.probe, "check", lambda folder: None)  # ten good copies: pruning is tested here
+    monkeypatch.setattr(own_model.probe, "check", lambda folder, waiting=None: None)  # ten good copies: pruning is tested here
     for i in range(own_model.MAX_FOLDERS + 2):  # each a different card, so a different content hash
         data = zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})
         own_model.bring_in(lambda folder, data=data: checkpoints.extract_zip(data, folder), "z", loaders.load_model)

@@ -401,3 +401,53 @@ def test_every_shipped_model_passes_the_probe(name):
     with measured() as m:
         probe.check(folder)
     assert m.seconds < PROBE_SECONDS and m.megabytes < MEGABYTES and probe_children() == []
+
+
+def test_fourteen_uploads_at_once_are_checked_in_turn_and_all_accepted(monkeypatch):
+    running, most, places = [0], [0], []
+    lock = threading.Lock()
+    inner = probe._check
+
+    def counted(folder):
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            inner(folder)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(probe, "_check", counted)
+    monkeypatch.setattr(probe, "LINE", probe.Line(at_once=2, most=64))
+    outcomes = [None] * 14
+
+    def upload(i):
+        try:
+            probe.check(REVERSE, waiting=lambda place: places.append((i, place)))
+            outcomes[i] = "accepted"
+        except CheckpointError as e:
+            outcomes[i] = str(e)
+
+    threads = [threading.Thread(target=upload, args=(i,)) for i in range(14)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert outcomes == ["accepted"] * 14  # before: every one "took over 60 s" when 14 ran at once
+    assert most[0] == 2  # two at a time, never more
+    told = {}
+    for i, place in places:
+        told.setdefault(i, []).append(place)
+    # twelve waited, each told its place, which only went down, to 1 (next)
+    assert len(told) == 12 and all(p == sorted(p, reverse=True) and p[-1] == 1 for p in told.values()), told
+    assert max(p[0] for p in told.values()) == 12
+
+
+def test_a_full_line_refuses_at_once_with_its_reason():
+    line = probe.Line(at_once=1, most=2)
+    line._tickets.extend([object(), object()])  # two uploads: one being checked, one waiting
+    with pytest.raises(CheckpointError) as refused:
+        with line.turn():
+            pass
+    assert refused.value.code == "probe_line_full" and "2 models are being checked or waiting" in str(refused.value)

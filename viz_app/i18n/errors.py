@@ -200,6 +200,8 @@ STRINGS = {
                        "zh": "压缩包条目 {entry} 是符号链接，可能指向磁盘上的任何位置。"},
     "error.zip_encrypted": {"en": "the zip entry {entry} is encrypted.", "zh": "压缩包条目 {entry} 已加密。"},
     # trying the model in a child process
+    "error.probe_line_full": {"en": "{n} models are being checked or waiting already; try again in a minute.",
+                              "zh": "已有 {n} 个模型正在检查或排队；请过一分钟再试。"},
     "error.load_time": {"en": "loading the model took over {seconds} s, the loader's limit.",
                         "zh": "加载模型用了 {seconds} 秒以上，超过了加载器的时限。"},
     "error.load_memory": {"en": "loading the model needed more than the loader's {limit} of memory.",

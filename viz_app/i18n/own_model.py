@@ -27,6 +27,9 @@ STRINGS = {
     "own.why.memory": {"en": "loading it needed more memory than this server allows.",
                        "zh": "加载它所需的内存超出了本服务器的限制。"},
     "own.why.crash": {"en": "loading it failed.", "zh": "加载失败。"},
+    "own.waiting": {"en": "Other visitors' models are being checked first: yours is number {place} in line and will be "
+                          "checked in turn. Keep this page open.",
+                    "zh": "正在先检查其他访客的模型：你的模型排在第 {place} 位，会依次检查。请不要关闭本页。"},
     "own.loaded": {"en": "{source} is loaded and selected; for this session it is in the model list.",
                    "zh": "已加载并选中 {source}；本次会话中可在模型列表里找到它。"},
     "own.label": {"en": "{name} (yours)", "zh": "{name}（你的）"},
