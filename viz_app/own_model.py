@@ -72,8 +72,27 @@ def inside(root: Path, typed: str) -> Path | None:
 
 
 def models() -> list[str]:
-    """This session's own models, in the order they were brought."""
+    """This session's own models, in the order they were brought; one the server no longer keeps is dropped first
+    (drop_removed)."""
+    drop_removed()
     return list(st.session_state.get(OWN, {}))
+
+
+def drop_removed() -> None:
+    """This session's own models whose folders are gone (prune keeps the MAX_FOLDERS most recently brought, for all
+    sessions together) leave the model list; the session is told which, in words, and a page that showed one shows
+    the first model instead. Before, every page showed an error quoting the server's folder."""
+    own = st.session_state.get(OWN, {})
+    gone = [name for name in own if not folder_of(name).is_dir()]
+    if not gone:
+        return
+    st.session_state[OWN] = {name: title for name, title in own.items() if name not in gone}
+    if st.session_state.get("model") in gone:
+        st.session_state.pop("model")  # the sidebar then opens on the first model
+    if st.query_params.get("model") in gone:
+        del st.query_params["model"]  # said here: the link's stale model is not said again
+    titles = ", ".join(own[name] for name in gone)
+    st.session_state[MESSAGE] = ("warning", "own.removed", {"source": titles, "n": MAX_FOLDERS})
 
 
 def labels():
@@ -240,4 +259,4 @@ def show(kind: str, text_key: str, fields: dict) -> None:
     if "reason" in fields:
         reason = fields["reason"]
         quoted["reason"] = message(CodedError(reason["message"], reason["code"], reason["fields"]), literal)
-    (st.error if kind == "error" else st.success)(t(text_key, **quoted))
+    {"error": st.error, "warning": st.warning}.get(kind, st.success)(t(text_key, **quoted))

@@ -258,3 +258,19 @@ def test_a_layer_a_link_asked_for_is_the_link_s_only_on_the_run_that_read_it():
     upload(at, "my-reverse.zip", zip_of(files_of(REVERSE)))
     said = " ".join(shown(w.value) for w in at.warning)
     assert at.session_state["layer"] == 1 and "The link asked for" not in said and "There is no layer = 2" in said
+
+
+def test_a_model_the_server_removed_leaves_the_list_with_a_word_and_no_path(own_dir):
+    at = upload(open_page("self_attention", src=SENTENCE), "mine.zip", zip_of(files_of()))
+    name = at.session_state["model"]
+    assert own_model.is_own(name)
+    shutil.rmtree(own_model.folder_of(name))  # as prune does once MAX_FOLDERS newer models came from anyone
+    loaders.models._load_cached.clear()  # and the loaded copy was let go for newer ones
+    at.run()
+    assert_clean(at)
+    assert not at.error  # before: "…/attention-viz-own-models/own-24f7… is not a checkpoint folder" on every page
+    assert [shown(w.value) for w in at.warning] == [text("own.removed", "en", source="mine",
+                                                         n=own_model.MAX_FOLDERS)]
+    assert at.session_state["model"] == loaders.first_model() and named_chart(at, "self_attention.pattern")
+    assert name not in at.sidebar.selectbox(key="model").options
+    assert not any(str(own_dir) in shown(e.value) for e in (*at.warning, *at.info, *at.markdown))

@@ -27,6 +27,10 @@ STRINGS = {
     "own.why.memory": {"en": "loading it needed more memory than this server allows.",
                        "zh": "加载它所需的内存超出了本服务器的限制。"},
     "own.why.crash": {"en": "loading it failed.", "zh": "加载失败。"},
+    "own.removed": {"en": "{source} is no longer on this server: it keeps the {n} models brought most recently by all "
+                          "its visitors, and newer ones came. Upload it again to go on with it.",
+                    "zh": "{source} 已不在这台服务器上：服务器只保留所有访客最近带来的 {n} 个模型，之后又有新的模型上传。"
+                          "如需继续使用，请重新上传。"},
     "own.waiting": {"en": "Other visitors' models are being checked first: yours is number {place} in line and will be "
                           "checked in turn. Keep this page open.",
                     "zh": "正在先检查其他访客的模型：你的模型排在第 {place} 位，会依次检查。请不要关闭本页。"},
