@@ -19,7 +19,7 @@ import threading
 import weakref
 
 from ..messages import CodedError
-from .probe import CHILDREN, FORKS, MEMORY
+from .probe import CHILDREN, FORKS, MEMORY, within_hard_limit
 
 ENCODE_SECONDS = 5.0  # the text box's 2,000 characters take milliseconds with any ordinary tokenizer
 NAME = CHILDREN + "tokenizer"
@@ -89,9 +89,9 @@ def _stop(state: dict) -> None:
 
 def _serve(tokenizer, conn, memory: int) -> None:
     """The child: its limits first (as the probe's), its output nowhere; then each text's ids, or its error."""
-    import resource
+    import resource  # POSIX's
 
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_AS, within_hard_limit(memory))
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)

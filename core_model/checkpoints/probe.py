@@ -127,12 +127,23 @@ def _child(folder: str, send, memory: int) -> None:
     file descriptor 2), one torch thread; then its verdict on `send`."""
     import resource  # POSIX's: on Windows the child ends here, and the probe refuses every model
 
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    resource.setrlimit(resource.RLIMIT_AS, within_hard_limit(memory))
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)
     torch.set_num_threads(1)
     send.send_bytes(verdict_of(folder, memory).encode())
+
+
+def within_hard_limit(memory: int) -> tuple[int, int]:
+    """RLIMIT_AS's (soft, hard) for a child held to `memory` bytes, or to the hard limit the server itself runs under
+    if that is lower (a service's own bound): a process cannot raise its hard limit, and asking to failed every probe
+    under a 3.5 GB hard limit."""
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    held = memory if hard == resource.RLIM_INFINITY else min(memory, hard)
+    return held, held
 
 
 def _verdict(line: str) -> dict | None:

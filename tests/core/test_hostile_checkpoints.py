@@ -11,6 +11,8 @@ import json
 import multiprocessing
 import os
 import resource
+import subprocess
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -451,3 +453,20 @@ def test_a_full_line_refuses_at_once_with_its_reason():
         with line.turn():
             pass
     assert refused.value.code == "probe_line_full" and "2 models are being checked or waiting" in str(refused.value)
+
+
+def test_the_probe_works_under_a_hard_memory_limit_lower_than_its_own():
+    # A server run under a service's hard limit of 3.5 GB (below the probe's 4 GB): every upload was refused, as the
+    # probe's child could not raise its limit to 4 GB. The server's process starts the fork server, so it has it too.
+    script = f"""
+import resource, sys
+limit = int(3.5 * 2**30)
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+from core_model.checkpoints import probe
+probe.check({str(REVERSE)!r})
+print("accepted")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=240,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0 and done.stdout.strip() == "accepted", done.stderr[-2000:]
+    assert probe.within_hard_limit(probe.MEMORY)[0] <= probe.MEMORY
