@@ -80,10 +80,14 @@ def close_to_visitors() -> None:
     - `/_stcore/metrics`: Streamlit serves its sessions, cache sizes and compute times to anyone who asks, and has no
       setting to turn it off. A server started by the cli (`attention-viz`, `./dev.sh app`) answers it 404;
       one started as `streamlit run app.py` builds its routes before this runs, and deploy/nginx.conf blocks the path.
+    - `/_stcore/upload_file/<session>/<file id>`: any client may send files under ids it makes up, and Streamlit
+      keeps them all until the session ends (six of 100 MB held 600 MB for minutes). The app's one uploader reads one
+      zip at a time and lets it go (own_model.forget), so a session keeps only its newest file (keep_newest_upload).
     """
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
     from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
     from streamlit.web.server.starlette import starlette_app, starlette_routes
 
     async def not_found(request):
@@ -94,6 +98,20 @@ def close_to_visitors() -> None:
 
     AppSession._handle_clear_cache_request = lambda session: session._session_state.clear()
     starlette_app.create_metrics_routes = no_metrics
+    if not getattr(MemoryUploadedFileManager.add_file, "keeps_newest", False):
+        MemoryUploadedFileManager.add_file = keep_newest_upload(MemoryUploadedFileManager.add_file)
+
+
+def keep_newest_upload(add_file):
+    """MemoryUploadedFileManager.add_file that then drops the session's older files."""
+    def add(manager, session_id, file):
+        add_file(manager, session_id, file)
+        with manager._lock:
+            older = [file_id for file_id in manager.file_storage.get(session_id, {}) if file_id != file.file_id]
+        for file_id in older:
+            manager.remove_file(session_id, file_id)
+    add.keeps_newest = True
+    return add
 
 
 def send_at_once() -> None:

@@ -128,3 +128,21 @@ def test_a_large_run_gives_back_the_memory_its_threads_freed():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["kept"] > 600 * 2**20, got  # what the arenas held: the freed arrays, still in the process
     assert got["after"] < 50 * 2**20, got
+
+
+def test_a_session_keeps_only_its_newest_uploaded_file():
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.uploaded_file_manager import UploadedFileRec
+
+    from viz_app import serving
+
+    serving.close_to_visitors()
+    serving.close_to_visitors()  # once is enough: a second call wraps nothing again
+    files = MemoryUploadedFileManager("/_stcore/upload_file")
+    mb = bytes(2**20)
+    for i in range(6):  # six files under ids a client made up, as the six of 100 MB
+        files.add_file("s1", UploadedFileRec(f"made-up-{i}", f"x{i}.zip", "application/zip", mb))
+    files.add_file("s2", UploadedFileRec("other", "y.zip", "application/zip", mb))  # another session's stays
+    assert [r.file_id for r in files.get_files("s1", [f"made-up-{i}" for i in range(6)])] == ["made-up-5"]
+    assert [r.file_id for r in files.get_files("s2", ["other"])] == ["other"]
+    assert files._total_bytes == 2 * 2**20 and files._file_count == 2
