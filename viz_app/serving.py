@@ -38,6 +38,7 @@ import pkgutil
 import socket
 import stat
 import threading
+from urllib.parse import urlencode
 
 import torch
 
@@ -45,6 +46,7 @@ from threadpoolctl import threadpool_limits
 
 import viz_app
 
+DROPPED_LINK = "link.dropped"  # what a link Streamlit ignored becomes (close_to_visitors)
 _lock = threading.Lock()
 _settled = False
 _threads = 1  # torch's threads for a run, set by the first settle()
@@ -83,9 +85,13 @@ def close_to_visitors() -> None:
     - `/_stcore/upload_file/<session>/<file id>`: any client may send files under ids it makes up, and Streamlit
       keeps them all until the session ends (six of 100 MB held 600 MB for minutes). The app's one uploader reads one
       zip at a time and lets it go (own_model.forget), so a session keeps only its newest file (keep_newest_upload).
+    - A link of over 512 Ki characters or 1,000 parameters: Streamlit ignores it whole and only logs it, so the page
+      opened with its defaults and said nothing. It is replaced by DROPPED_LINK=<its length>, which the page says
+      (state.note_dropped_link).
     """
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
+    from streamlit.runtime import app_session
     from streamlit.runtime.app_session import AppSession
     from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
     from streamlit.web.server.starlette import starlette_app, starlette_routes
@@ -100,6 +106,17 @@ def close_to_visitors() -> None:
     starlette_app.create_metrics_routes = no_metrics
     if not getattr(MemoryUploadedFileManager.add_file, "keeps_newest", False):
         MemoryUploadedFileManager.add_file = keep_newest_upload(MemoryUploadedFileManager.add_file)
+    if not getattr(app_session.sanitize_query_string, "says_dropped", False):
+        app_session.sanitize_query_string = said_when_dropped(app_session.sanitize_query_string)
+
+
+def said_when_dropped(sanitize):
+    """Streamlit's sanitize_query_string, a link it drops replaced by DROPPED_LINK=<the link's length>."""
+    def kept(query_string: str) -> str:
+        sane = sanitize(query_string)
+        return urlencode({DROPPED_LINK: len(query_string)}) if query_string and not sane else sane
+    kept.says_dropped = True
+    return kept
 
 
 def keep_newest_upload(add_file):

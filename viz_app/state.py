@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from .serving import DROPPED_LINK
+
 _FROM_URL = "_read_from_url"
 _LINKED = "_linked"  # key -> the value the link gave it in this run (forget_noted empties it as a run starts)
 
@@ -115,6 +117,16 @@ def drop_surrogates(key: str) -> None:
     if isinstance(value, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         st.session_state[key] = "".join(c for c in value if not 0xD800 <= ord(c) <= 0xDFFF)
         st.session_state.setdefault("_notices", []).append(("input.surrogate", {}))
+
+
+def note_dropped_link() -> None:
+    """A link Streamlit ignored for its size (serving.close_to_visitors): said once, and its mark taken out of it."""
+    raw = st.query_params.get(DROPPED_LINK)
+    if raw is None:
+        return
+    del st.query_params[DROPPED_LINK]
+    length = int(raw) if raw.isdigit() else 0
+    st.session_state.setdefault("_notices", []).append(("query.dropped", {"n": length}))
 
 
 def take_notices() -> list[tuple[str, dict]]:

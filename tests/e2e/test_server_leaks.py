@@ -1,5 +1,6 @@
-"""What one visitor of a shared server can do to the others, through a real `streamlit run app.py` (conftest's
-server): a client's `clear_cache` message empties no one's cache (viz_app/serving.close_to_visitors)."""
+"""What one visitor of a shared server can do, through a real `streamlit run app.py` (conftest's server): a client's
+`clear_cache` message empties no one's cache, and a link Streamlit ignores for its size is said
+(viz_app/serving.close_to_visitors)."""
 import asyncio
 import re
 import time
@@ -51,3 +52,25 @@ def test_a_visitors_clear_cache_message_empties_no_cache(server):
     assert run(first_page_then(server, ["clear_cache"])) == []
     time.sleep(METRICS_TTL_S)
     assert cached_bytes(server) >= before  # Streamlit's own handler emptied them all
+
+
+async def first_page_of(base: str, query: str) -> tuple[list[str], list[str], str]:
+    """A protocol client opens the app with the link's `query`: (its errors, the alerts shown, the link after)."""
+    from websockets.asyncio.client import connect
+
+    s = Session(0, [""])
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       max_size=None, open_timeout=60) as ws:
+        c = Client(ws, s, query)
+        await c.rerun(None)
+        return s.errors, c.alerts, c.query
+
+
+def test_a_link_too_long_for_streamlit_is_said_not_dropped_silently(server):
+    from viz_app.i18n import text
+
+    run(first_page_of(server, "src=a"))  # a server started as `streamlit run` is closed to visitors on its first run
+    for query in ("src=" + "a" * (600 * 1024), "&".join(f"x{i}=1" for i in range(1001))):  # 600 Ki; 1,001 fields
+        errors, alerts, link = run(first_page_of(server, query))
+        assert errors == [] and text("query.dropped", "en", n=len(query)) in alerts, alerts
+        assert "link.dropped" not in link  # said once, then gone from the link

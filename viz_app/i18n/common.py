@@ -68,6 +68,10 @@ STRINGS = {
     "load.failed": {"en": "The model {name} could not be loaded: {reason}", "zh": "无法加载模型 {name}：{reason}"},
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
     "load.progress": {"en": "{file} — {done} / {total} MB read", "zh": "{file} — 已读取 {done} / {total} MB"},
+    "query.dropped": {"en": "The link was not read: it is {n:,} characters long, over the 524,288 characters or 1,000 "
+                            "settings this server reads from a link. The page opened with its usual settings.",
+                      "zh": "链接未被读取：它长 {n:,} 个字符，超过了本服务器从链接读取的 524,288 个字符或 1,000 项设置。"
+                            "页面以默认设置打开。"},
     "query.bad": {"en": "The link asked for {setting}, which cannot be shown here; showing {used} instead.",
                   "zh": "链接要求 {setting}，这里无法显示，改为显示 {used}。"},
     "query.stale": {"en": "There is no {setting} here; showing {used} instead.",
