@@ -23,6 +23,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.uploaded_file_manager import DeletedFile
 
 from core_model import checkpoints
 from core_model.checkpoints import probe
@@ -221,7 +222,10 @@ def forget(upload) -> None:
 
 def on_upload(key: str, load) -> None:
     upload = st.session_state.get(key)
-    if upload is not None:
+    if isinstance(upload, DeletedFile):  # a client named a file the server does not hold (a crafted widget state)
+        st.session_state[MESSAGE] = ("error", "own.no_file", {})
+        st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1
+    elif upload is not None:
         data, name = upload.getvalue(), upload.name
         forget(upload)
         st.session_state[UPLOADS] = st.session_state.get(UPLOADS, 0) + 1  # a new, empty uploader for the next zip

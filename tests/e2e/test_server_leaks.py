@@ -74,3 +74,31 @@ def test_a_link_too_long_for_streamlit_is_said_not_dropped_silently(server):
         errors, alerts, link = run(first_page_of(server, query))
         assert errors == [] and text("query.dropped", "en", n=len(query)) in alerts, alerts
         assert "link.dropped" not in link  # said once, then gone from the link
+
+
+async def crafted_upload(base: str, file_id: str, name: str) -> tuple[list[str], list[str]]:
+    """A protocol client opens the app, then sends the sidebar's uploader a state naming a file it never uploaded."""
+    from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
+    from websockets.asyncio.client import connect
+
+    from viz_app.i18n import text
+
+    s = Session(0, [""])
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       max_size=None, open_timeout=60) as ws:
+        c = Client(ws, s, urlencode({"model": "reverse"}))
+        await c.rerun(None)
+        crafted = FileUploaderState(uploaded_file_info=[UploadedFileInfo(file_id=file_id, name=name, size=3)])
+        widget, fragment = c.state(text("own.upload", "en"))
+        widget.file_uploader_state_value.CopyFrom(crafted)
+        await c.rerun("crafted", (widget, fragment))
+        return s.errors, c.alerts
+
+
+def test_a_crafted_uploader_state_is_said_in_words_never_a_traceback(server):
+    from viz_app.i18n import text
+
+    for file_id, name in (("no-such-file", "mine.zip"), ("no-such-file-2", "mi\x00ne.zip")):
+        errors, alerts = run(crafted_upload(server, file_id, name))
+        assert errors == []  # no exception element: before, "AttributeError" in a redacted traceback
+        assert text("own.no_file", "en") in alerts, alerts

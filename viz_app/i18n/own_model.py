@@ -31,6 +31,8 @@ STRINGS = {
                           "its visitors, and newer ones came. Upload it again to go on with it.",
                     "zh": "{source} 已不在这台服务器上：服务器只保留所有访客最近带来的 {n} 个模型，之后又有新的模型上传。"
                           "如需继续使用，请重新上传。"},
+    "own.no_file": {"en": "The upload could not be read: the server holds no such file. Please upload the zip again.",
+                    "zh": "无法读取上传的文件：服务器上没有这个文件。请重新上传该 zip。"},
     "own.waiting": {"en": "Other visitors' models are being checked first: yours is number {place} in line and will be "
                           "checked in turn. Keep this page open.",
                     "zh": "正在先检查其他访客的模型：你的模型排在第 {place} 位，会依次检查。请不要关闭本页。"},
