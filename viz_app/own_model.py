@@ -38,7 +38,12 @@ MESSAGE = "own_message"  # session state: (kind, i18n key, fields) of the last a
 FOLDER = "own_folder"  # the folder-path text input
 UPLOADS = "own_uploads"  # zips handled so far; a new uploader key after each empties the widget
 MAX_UPLOAD_MB = checkpoints.MAX_ZIP_BYTES // 2**20
-MAX_FOLDERS = 8  # own models kept on disk, as many as viz_app.loaders.load_model keeps in memory
+MAX_FOLDERS = 8  # own models kept on disk, for all sessions together (the most recently brought)
+MAX_DISK_BYTES = 2 * 2**30  # and their files together at most (each model's within the loader's 256 MB unpacked)
+MAX_LOADED = 4  # own models in memory at once, for all sessions (viz_app.loaders.models._load_own)
+PER_SESSION = 3  # models one session brought that stay on disk: its next one removes its oldest
+MADE = "own_made"  # session state: the models this session brought first (their folders are its), oldest first
+REMOVED = "own_removed"  # session state: (i18n key, fields) saying which models left the session's list, said once
 STALE_SECONDS = 3600  # an unpacking folder this old was left by a server that stopped midway
 ROOT_SETTING = "ATTENTION_VIZ_MODEL_ROOT"  # environment variable: the one folder the folder box may read from
 LOG = logging.getLogger(__name__)
@@ -93,7 +98,7 @@ def drop_removed() -> None:
     if st.query_params.get("model") in gone:
         del st.query_params["model"]  # said here: the link's stale model is not said again
     titles = ", ".join(own[name] for name in gone)
-    st.session_state[MESSAGE] = ("warning", "own.removed", {"source": titles, "n": MAX_FOLDERS})
+    st.session_state[REMOVED] = ("own.removed", {"source": titles, "n": MAX_FOLDERS})
 
 
 def labels():
@@ -116,10 +121,11 @@ def content_name(folder: Path) -> str:
     return OWN_PREFIX + digest.hexdigest()[:24]
 
 
-def bring_in(fill, source: str, load, private: tuple[Path, ...] = (), waiting=None) -> str:
+def bring_in(fill, source: str, load, private: tuple[Path, ...] = (), waiting=None) -> tuple[str, bool]:
     """Let fill(folder) write a checkpoint into a new folder, try it in a bounded child process
     (core_model.checkpoints.probe), name it by content and load it with load(name) (the cached loader, so
-    the first page that reads it finds it loaded); return the name.
+    the first page that reads it finds it loaded); return the name, and whether its folder is new (not brought
+    before by anyone).
 
     Raises CheckpointError (naming `source`, never a folder of the server: the temporary ones, nor those
     in `private`) if anything is wrong, and then leaves nothing of it on disk, whatever went wrong. The probes take
@@ -152,7 +158,7 @@ def bring_in(fill, source: str, load, private: tuple[Path, ...] = (), waiting=No
         shutil.rmtree(staging, ignore_errors=True)
     os.utime(target)  # the most recently brought are the ones kept
     prune()
-    return name
+    return name, made is not None
 
 
 def reworded(reason: str, hidden: list[str], source: str) -> str:
@@ -173,8 +179,31 @@ def prune() -> None:
     folders = sorted(OWN_DIR.iterdir(), key=age)
     own = [p for p in folders if is_own(p.name)]
     stale = [p for p in folders if p.name.startswith(".incoming-") and age(p) > STALE_SECONDS]
-    for p in own[MAX_FOLDERS:] + stale:
+    kept, total = 0, 0
+    for p in own:  # newest first: the newest is always kept
+        total += sum(f.stat().st_size for f in p.rglob("*") if f.is_file())
+        kept += 1
+        if kept > 1 and (kept > MAX_FOLDERS or total > MAX_DISK_BYTES):
+            stale.append(p)
+    for p in stale:
         shutil.rmtree(p, ignore_errors=True)
+
+
+def made_by_session(name: str, made: bool) -> None:
+    """Count a model this session brought first (`made`: its folder is new); past PER_SESSION, the session's oldest
+    such folder is removed (and leaves its list), so that one visitor cannot take every place on the server's disk;
+    the session is told, in words."""
+    if not made:
+        return
+    mine = [n for n in st.session_state.get(MADE, []) if n != name] + [name]
+    oldest, own = mine[:-PER_SESSION], st.session_state.get(OWN, {})
+    for old in oldest:
+        shutil.rmtree(folder_of(old), ignore_errors=True)
+    st.session_state[MADE] = mine[-PER_SESSION:]
+    st.session_state[OWN] = {n: title for n, title in own.items() if n not in oldest}
+    titles = ", ".join(own[n] for n in oldest if n in own)
+    if titles:
+        st.session_state[REMOVED] = ("own.replaced", {"source": titles, "n": PER_SESSION})
 
 
 def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> None:
@@ -182,7 +211,7 @@ def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> 
     short message in the user's language and leave everything else as it was."""
     told = st.empty()  # while other uploads are checked first: this one's place in line
     try:
-        name = bring_in(fill, source, load, private, lambda place: told.info(t("own.waiting", place=place)))
+        name, made = bring_in(fill, source, load, private, lambda place: told.info(t("own.waiting", place=place)))
     except checkpoints.CheckpointError as e:
         reason = {"message": str(e), "code": e.code, "fields": e.fields}  # worded when shown, in the language then
         st.session_state[MESSAGE] = ("error", "own.failed", {"source": source, "why": e.kind, "reason": reason})
@@ -195,6 +224,7 @@ def add(fill, source: str, title: str, load, private: tuple[Path, ...] = ()) -> 
     finally:
         told.empty()
     st.session_state[OWN] = {**st.session_state.get(OWN, {}), name: title}
+    made_by_session(name, made)
     st.session_state["model"] = name
     st.session_state["tgt"] = ""  # a target typed for the previous model; the sentence stays
     st.session_state[MESSAGE] = ("success", "own.loaded", {"source": source})
@@ -242,14 +272,16 @@ def render(sb, load) -> None:
     """The sidebar's 'Your own model' expander: a zip to upload, or the path of a folder on the server.
 
     load(name) loads a model brought in and keeps it (viz_app.loaders.load_model), called back by the widgets."""
-    message = st.session_state.pop(MESSAGE, None)
-    with sb.expander(t("own.title"), expanded=message is not None):
+    message, removed = st.session_state.pop(MESSAGE, None), st.session_state.pop(REMOVED, None)
+    with sb.expander(t("own.title"), expanded=message is not None or removed is not None):
         key = f"own_upload_{st.session_state.get(UPLOADS, 0)}"
         st.file_uploader(t("own.upload"), type=["zip"], key=key, on_change=on_upload, args=(key, load),
                          help=t("own.upload.help", mb=MAX_UPLOAD_MB), max_upload_size=MAX_UPLOAD_MB)
         if folder_root() is not None:
             st.text_input(t("own.folder"), key=FOLDER, on_change=on_folder, args=(load,), help=t("own.folder.help"),
                           max_chars=1000)
+        if removed:
+            show("warning", *removed)
         if message:
             show(*message)
 

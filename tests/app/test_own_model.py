@@ -265,7 +265,7 @@ def test_a_model_the_server_removed_leaves_the_list_with_a_word_and_no_path(own_
     name = at.session_state["model"]
     assert own_model.is_own(name)
     shutil.rmtree(own_model.folder_of(name))  # as prune does once MAX_FOLDERS newer models came from anyone
-    loaders.models._load_cached.clear()  # and the loaded copy was let go for newer ones
+    loaders.models._load_own.clear()  # and the loaded copy was let go for newer ones
     at.run()
     assert_clean(at)
     assert not at.error  # before: "…/attention-viz-own-models/own-24f7… is not a checkpoint folder" on every page
@@ -274,3 +274,43 @@ def test_a_model_the_server_removed_leaves_the_list_with_a_word_and_no_path(own_
     assert at.session_state["model"] == loaders.first_model() and named_chart(at, "self_attention.pattern")
     assert name not in at.sidebar.selectbox(key="model").options
     assert not any(str(own_dir) in shown(e.value) for e in (*at.warning, *at.info, *at.markdown))
+
+
+def distinct_zip(i: int) -> bytes:
+    return zip_of({**files_of(REVERSE), "card.md": f"# copy {i}\n".encode()})  # another card: another content name
+
+
+def test_a_session_keeps_three_models_it_brought_and_is_told_which_left(own_dir):
+    at = open_page("self_attention", src=SENTENCE)
+    for i in range(own_model.PER_SESSION + 1):
+        upload(at, f"copy{i}.zip", distinct_zip(i))
+        assert_clean(at)
+    titles = list(at.session_state[own_model.OWN].values())
+    assert titles == [f"copy{i}" for i in range(1, own_model.PER_SESSION + 1)]  # the oldest left its list
+    assert len(list(own_dir.iterdir())) == own_model.PER_SESSION  # and the disk: one visitor holds 3 of 8 places
+    assert text("own.replaced", "en", source="copy0", n=own_model.PER_SESSION) in [shown(w.value) for w in at.warning]
+    assert own_model.is_own(at.session_state["model"]) and named_chart(at, "self_attention.pattern")
+
+
+def test_the_servers_own_models_are_bounded_on_disk_in_bytes_too(own_dir, monkeypatch):
+    monkeypatch.setattr(own_model.probe, "check", lambda folder, waiting=None: None)
+    size = sum(len(b) for b in files_of(REVERSE).values())
+    monkeypatch.setattr(own_model, "MAX_DISK_BYTES", int(2.5 * size))  # room for two copies' files, not three
+    for i in range(4):
+        own_model.bring_in(lambda folder, data=distinct_zip(i): checkpoints.extract_zip(data, folder), "z",
+                           loaders.load_model)
+    cards = sorted((p / "card.md").read_text() for p in own_dir.iterdir())
+    assert cards == ["# copy 2\n", "# copy 3\n"]  # the newest that fit, the oldest gone first
+
+
+def test_visitors_models_stay_in_memory_in_a_cache_of_their_own(own_dir, monkeypatch):
+    from viz_app.loaders import models
+
+    monkeypatch.setattr(own_model.probe, "check", lambda folder, waiting=None: None)
+    shipped = loaders.load_model("reverse")
+    names = [own_model.bring_in(lambda folder, data=distinct_zip(i): checkpoints.extract_zip(data, folder), "z",
+                                loaders.load_model)[0] for i in range(own_model.MAX_FOLDERS + 1)]
+    assert loaders.load_model("reverse") is shipped  # nine visitors' models pushed no shipped one out (8 before)
+    loaded = [loaders.load_model(n) for n in names[-own_model.MAX_LOADED:]]
+    assert all(loaders.load_model(n) is m for n, m in zip(names[-own_model.MAX_LOADED:], loaded))  # kept
+    assert models._load_own._info.max_entries == own_model.MAX_LOADED

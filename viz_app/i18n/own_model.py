@@ -33,6 +33,9 @@ STRINGS = {
                           "如需继续使用，请重新上传。"},
     "own.no_file": {"en": "The upload could not be read: the server holds no such file. Please upload the zip again.",
                     "zh": "无法读取上传的文件：服务器上没有这个文件。请重新上传该 zip。"},
+    "own.replaced": {"en": "{source} left your model list and this server: it keeps the {n} models you brought most "
+                           "recently, so that every visitor has room.",
+                     "zh": "{source} 已从你的模型列表和这台服务器上移除：服务器只保留你最近带来的 {n} 个模型，好让每位访客都有空间。"},
     "own.waiting": {"en": "Other visitors' models are being checked first: yours is number {place} in line and will be "
                           "checked in turn. Keep this page open.",
                     "zh": "正在先检查其他访客的模型：你的模型排在第 {place} 位，会依次检查。请不要关闭本页。"},

@@ -96,10 +96,11 @@ def _scan() -> list[hub_cache.Cached]:
 
 
 def load_model(name: str) -> checkpoints.Loaded:
-    """The model `name`, loaded once per server (_load_cached); while its weights are read, a bar names the file and
-    the bytes (viz_app/load_progress.py: drawn outside the cache, so that no later hit replays it)."""
+    """The model `name`, loaded once per server (_load_cached, a visitor's own in _load_own); while its weights are
+    read, a bar names the file and the bytes (viz_app/load_progress.py: drawn outside the cache, so that no later hit
+    replays it)."""
     with load_progress.bar() as progress:
-        return _load_cached(name, progress)
+        return (_load_own if own_model.is_own(name) else _load_cached)(name, progress)
 
 
 def preload() -> None:
@@ -114,14 +115,24 @@ def preload() -> None:
 @st.cache_resource(max_entries=8, show_spinner=False)
 def _load_cached(name: str, _progress=None) -> checkpoints.Loaded:
     """Load once per server; shared read-only by every session, on the server's device(). The operator's own models
-    are read as theirs (bounded by the machine's memory), every other with a visitor's limits
-    (core_model/checkpoints/safe_load.Route); a visitor's own model's tokenizers encode in a child process, stopped
-    past a few seconds a text (core_model/checkpoints/bounded.py). `_progress` is told how far the weights are read; its leading _ keeps it
-    out of the cache's key."""
-    trusted = name in operator_models() and not own_model.is_own(name) and not (MODELS_DIR / name).is_dir()
+    are read as theirs (bounded by the machine's memory), the shipped ones with a visitor's limits
+    (core_model/checkpoints/safe_load.Route). `_progress` is told how far the weights are read; its leading _ keeps
+    it out of the cache's key."""
+    trusted = name in operator_models() and not (MODELS_DIR / name).is_dir()
     loaded = checkpoints.load(model_folder(name), trusted=trusted, progress=_progress)
     loaded.model.to(device())  # in place: the Loaded holds the same module, now on the device
-    return bounded(loaded) if own_model.is_own(name) else loaded
+    return loaded
+
+
+@st.cache_resource(max_entries=own_model.MAX_LOADED, show_spinner=False)
+def _load_own(name: str, _progress=None) -> checkpoints.Loaded:
+    """A visitor's own model, loaded with a visitor's limits, in a cache of its own: however many visitors bring
+    models, at most own_model.MAX_LOADED stay in memory (each within the loader's 512 MB of weights), and they never
+    push the shipped ones out. Its tokenizers encode in a child process, stopped past a few seconds a text
+    (core_model/checkpoints/bounded.py)."""
+    loaded = checkpoints.load(model_folder(name), trusted=False, progress=_progress)
+    loaded.model.to(device())
+    return bounded(loaded)
 
 
 def readable(cfg) -> int:
