@@ -2,8 +2,8 @@
 
 A session asks with its own token (`start`) and gets a Job; the first job runs, the others wait in line and are
 told their place. A client address (where the server sees one) holds one place, waiting or running: 33 sessions of
-one client once held the run and all 32 places, and a real student read "32 visitors are already waiting". The run itself is a fresh Python process (core_model.training.live_train.main: no copy of the server's
-threads or memory); a thread of the server sends it the task and reads its records into the Job. So the run's
+one client once held the run and all 32 places, and a real student read "32 visitors are already waiting". The run
+itself is a fresh Python process (core_model.training.live_train.main: no copy of the server's threads or memory); a thread of the server sends it the task and reads its records into the Job. So the run's
 model, optimizer and the ~120,000 objects of the modules an optimizer imports (torch._dynamo, sympy) never enter
 the server, whose collection after every script run would walk them for the rest of its life (50-90 ms more a
 rerun: RELIABILITY.md), and the run's Python holds the child's interpreter lock, not the one every session's rerun

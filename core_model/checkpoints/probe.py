@@ -76,11 +76,12 @@ class Line:
                 raise CheckpointError(f"{self.most} models are being checked or waiting already; try again in a "
                                       "minute.", "time", "probe_line_full", {"n": self.most})
             self._tickets.append(ticket)
-            while (place := self._tickets.index(ticket) - self.at_once + 1) > 0:
-                if waiting is not None and place != told:
-                    waiting(told := place)
-                self._changed.wait()
-        try:
+        try:  # whatever ends the wait or the turn (a session's rerun raised in `waiting`, say) gives the place up
+            with self._changed:
+                while (place := self._tickets.index(ticket) - self.at_once + 1) > 0:
+                    if waiting is not None and place != told:
+                        waiting(told := place)
+                    self._changed.wait()
             yield
         finally:
             with self._changed:

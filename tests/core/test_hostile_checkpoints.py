@@ -470,3 +470,20 @@ print("accepted")
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0 and done.stdout.strip() == "accepted", done.stderr[-2000:]
     assert probe.within_hard_limit(probe.MEMORY)[0] <= probe.MEMORY
+
+
+def test_a_wait_that_ends_in_an_exception_gives_its_place_up():
+    line = probe.Line(at_once=1, most=4)
+    first = line.turn()
+    first.__enter__()  # one upload being checked
+
+    def rerun(place):  # the waiting session's script was stopped (Streamlit raises in its thread)
+        raise RuntimeError("rerun")
+
+    with pytest.raises(RuntimeError):
+        with line.turn(rerun):
+            pass
+    first.__exit__(None, None, None)
+    assert line._tickets == []
+    with line.turn():  # the line moves on
+        pass

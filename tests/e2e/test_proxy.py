@@ -24,7 +24,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from contextlib import ExitStack
+from contextlib import AsyncExitStack, ExitStack
 from pathlib import Path
 
 import pytest
@@ -354,30 +354,34 @@ def test_a_flood_of_requests_from_one_address_is_refused_with_429_and_the_app_se
     assert len(passed) == statuses.count(200) and {r["status"] for r in passed} == {"200"}  # refusals not logged
 
 
-async def press_start_training(base: str, address: str, cookie: str) -> list[str]:
+async def on_training_page(base: str, address: str, cookie: str, stack):
     """A protocol client from `address` (a loopback address of its own: nginx sees it as the client's) with nginx's
-    uid `cookie` (so on one process with the others) opens the Training page and presses "Start training"; the
-    alerts the section then shows."""
+    uid `cookie` (so on one process with the others), on the Training page."""
     from websockets.asyncio.client import connect
 
     from bench.protocol import Client
     from bench.visitor import Session
 
     s = Session(0, [""])
-    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
-                       additional_headers={"Cookie": cookie}, local_addr=(address, 0), max_size=None,
-                       open_timeout=60) as ws:
-        c = Client(ws, s, "")
-        await c.rerun(None)
-        await c.rerun("training", page="Training")
-        await c.rerun("start", c.state("Start training", trigger_value=True))
-        assert s.errors == [], s.errors
-        return c.alerts
+    ws = await stack.enter_async_context(connect(
+        base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+        additional_headers={"Cookie": cookie}, local_addr=(address, 0), max_size=None, open_timeout=60))
+    c = Client(ws, s, "")
+    await c.rerun(None)
+    await c.rerun("training", page="Training")
+    return c
+
+
+async def press_start(c) -> list[str]:
+    """Press "Start training"; the alerts the section then shows."""
+    c.alerts = []
+    await c.rerun("start", c.state("Start training", trigger_value=True))
+    assert c.s.errors == [], c.s.errors
+    return c.alerts
 
 
 def test_live_training_holds_one_place_per_client_address_behind_nginx(cluster):
-    import asyncio
-
+    from tests.e2e.test_load import run
     from viz_app.i18n import text
 
     base = cluster[0]
@@ -385,11 +389,11 @@ def test_live_training_holds_one_place_per_client_address_behind_nginx(cluster):
         cookie = answer.headers["Set-Cookie"].split(";")[0]
 
     async def three():
-        first = await press_start_training(base, "127.0.0.2", cookie)  # runs (or waits) without a word against it
-        second = await press_start_training(base, "127.0.0.2", cookie)  # another tab at that address: refused
-        other = await press_start_training(base, "127.0.0.3", cookie)  # another student: a place in line
-        return first, second, other
+        async with AsyncExitStack() as stack:  # all three on the page first: a job nobody polls leaves after 5 s
+            tab1, tab2, other = [await on_training_page(base, address, cookie, stack)
+                                 for address in ("127.0.0.2", "127.0.0.2", "127.0.0.3")]
+            return await press_start(tab1), await press_start(tab2), await press_start(other)
 
-    first, second, other = asyncio.run(three())
+    first, second, other = run(three())  # on a loop of its own thread: this one's may be a browser's
     refused = text("live.address", "en")
     assert refused not in first and second == [refused] and refused not in other
