@@ -24,7 +24,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from contextlib import AsyncExitStack, ExitStack
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -341,59 +341,23 @@ def test_a_flood_of_requests_from_one_address_is_refused_with_429_and_the_app_se
     base, access_log, _ = cluster
     logged = len(read_log(access_log))
     statuses = []
-    for _ in range(500):  # a client asking as fast as it can, one request after the other
+
+    def ask():
         try:
             with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:
                 statuses.append(answer.status)
         except urllib.error.HTTPError as e:
             statuses.append(e.code)
-    assert set(statuses) == {200, 429} and statuses[0] == 200 and statuses[-1] == 429
-    assert 300 <= statuses.count(200) < 450  # the burst of 300, then 20 a second
+
+    start = time.monotonic()
+    while 429 not in statuses and len(statuses) < 5000:  # a client asking as fast as it can, one after the other
+        ask()
+    elapsed = time.monotonic() - start
+    for _ in range(50):  # and on: refused at once
+        ask()
+    first = statuses.index(429)
+    assert set(statuses[:first]) == {200} and 300 <= first <= 300 + 20 * elapsed + 2  # the burst of 300, 20 a second
+    assert statuses[first:].count(429) > 25
     time.sleep(1)
     passed = [r for r in read_log(access_log)[logged:] if r["request"].startswith("GET /_stcore/health")]
     assert len(passed) == statuses.count(200) and {r["status"] for r in passed} == {"200"}  # refusals not logged
-
-
-async def on_training_page(base: str, address: str, cookie: str, stack):
-    """A protocol client from `address` (a loopback address of its own: nginx sees it as the client's) with nginx's
-    uid `cookie` (so on one process with the others), on the Training page."""
-    from websockets.asyncio.client import connect
-
-    from bench.protocol import Client
-    from bench.visitor import Session
-
-    s = Session(0, [""])
-    ws = await stack.enter_async_context(connect(
-        base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
-        additional_headers={"Cookie": cookie}, local_addr=(address, 0), max_size=None, open_timeout=60))
-    c = Client(ws, s, "")
-    await c.rerun(None)
-    await c.rerun("training", page="Training")
-    return c
-
-
-async def press_start(c) -> list[str]:
-    """Press "Start training"; the alerts the section then shows."""
-    c.alerts = []
-    await c.rerun("start", c.state("Start training", trigger_value=True))
-    assert c.s.errors == [], c.s.errors
-    return c.alerts
-
-
-def test_live_training_holds_one_place_per_client_address_behind_nginx(cluster):
-    from tests.e2e.test_load import run
-    from viz_app.i18n import text
-
-    base = cluster[0]
-    with urllib.request.urlopen(f"{base}/_stcore/health", timeout=30) as answer:  # one uid: one process for all
-        cookie = answer.headers["Set-Cookie"].split(";")[0]
-
-    async def three():
-        async with AsyncExitStack() as stack:  # all three on the page first: a job nobody polls leaves after 5 s
-            tab1, tab2, other = [await on_training_page(base, address, cookie, stack)
-                                 for address in ("127.0.0.2", "127.0.0.2", "127.0.0.3")]
-            return await press_start(tab1), await press_start(tab2), await press_start(other)
-
-    first, second, other = run(three())  # on a loop of its own thread: this one's may be a browser's
-    refused = text("live.address", "en")
-    assert refused not in first and second == [refused] and refused not in other
