@@ -1,7 +1,8 @@
 """What one visitor of a shared server can do, through a real `streamlit run app.py` (conftest's server): a client's
-`clear_cache` message empties no one's cache, and a link Streamlit ignores for its size is said
+`clear_cache` message empties no one's cache, a link Streamlit ignores for its size is said, and so is a crafted
+uploader state
 (viz_app/serving.close_to_visitors)."""
-import asyncio
+import contextlib
 import re
 import time
 import urllib.request
@@ -25,23 +26,32 @@ def cached_bytes(base: str) -> int:
     return sum(int(float(line.rsplit(" ", 1)[1])) for line in lines)
 
 
+@contextlib.asynccontextmanager
+async def opened(base: str, query: str, sentence: str = ""):
+    """A protocol client (bench/protocol.py) that has opened the app with the link's `query`; its session's errors are
+    `client.s.errors`."""
+    from websockets.asyncio.client import connect
+
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       max_size=None, open_timeout=60) as ws:
+        c = Client(ws, Session(0, [sentence]), query)
+        await c.rerun(None)
+        yield c
+
+
 async def first_page_then(base: str, messages: list[str]) -> list[str]:
     """A protocol client opens the overview, sends each BackMsg field in `messages` (set to true), then reruns, so the
     server has handled them in order; its errors."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
-    from websockets.asyncio.client import connect
 
-    s = Session(0, ["the cat sat on the mat"])
-    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
-                       max_size=None, open_timeout=60) as ws:
-        c = Client(ws, s, urlencode({"model": "translate-en-fr", "src": s.sentences[0]}))
-        await c.rerun(None)
+    sentence = "the cat sat on the mat"
+    async with opened(base, urlencode({"model": "translate-en-fr", "src": sentence}), sentence) as c:
         for field in messages:
             msg = BackMsg()
             setattr(msg, field, True)
-            await ws.send(msg.SerializeToString())
+            await c.ws.send(msg.SerializeToString())
         await c.rerun("after")
-    return s.errors
+    return c.s.errors
 
 
 def test_a_visitors_clear_cache_message_empties_no_cache(server):
@@ -56,14 +66,8 @@ def test_a_visitors_clear_cache_message_empties_no_cache(server):
 
 async def first_page_of(base: str, query: str) -> tuple[list[str], list[str], str]:
     """A protocol client opens the app with the link's `query`: (its errors, the alerts shown, the link after)."""
-    from websockets.asyncio.client import connect
-
-    s = Session(0, [""])
-    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
-                       max_size=None, open_timeout=60) as ws:
-        c = Client(ws, s, query)
-        await c.rerun(None)
-        return s.errors, c.alerts, c.query
+    async with opened(base, query) as c:
+        return c.s.errors, c.alerts, c.query
 
 
 def test_a_link_too_long_for_streamlit_is_said_not_dropped_silently(server):
@@ -79,20 +83,15 @@ def test_a_link_too_long_for_streamlit_is_said_not_dropped_silently(server):
 async def crafted_upload(base: str, file_id: str, name: str) -> tuple[list[str], list[str]]:
     """A protocol client opens the app, then sends the sidebar's uploader a state naming a file it never uploaded."""
     from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
-    from websockets.asyncio.client import connect
 
     from viz_app.i18n import text
 
-    s = Session(0, [""])
-    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
-                       max_size=None, open_timeout=60) as ws:
-        c = Client(ws, s, urlencode({"model": "reverse"}))
-        await c.rerun(None)
+    async with opened(base, urlencode({"model": "reverse"})) as c:
         crafted = FileUploaderState(uploaded_file_info=[UploadedFileInfo(file_id=file_id, name=name, size=3)])
         widget, fragment = c.state(text("own.upload", "en"))
         widget.file_uploader_state_value.CopyFrom(crafted)
         await c.rerun("crafted", (widget, fragment))
-        return s.errors, c.alerts
+        return c.s.errors, c.alerts
 
 
 def test_a_crafted_uploader_state_is_said_in_words_never_a_traceback(server):
