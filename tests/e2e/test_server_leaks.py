@@ -1,7 +1,6 @@
 """What one visitor of a shared server can do, through a real `streamlit run app.py` (conftest's server): a client's
 `clear_cache` message empties no one's cache, a link Streamlit ignores for its size is said, and so is a crafted
-uploader state
-(viz_app/serving.close_to_visitors)."""
+uploader state (viz_app/serving.close_to_visitors, viz_app/own_model.on_upload)."""
 import contextlib
 import re
 import time
