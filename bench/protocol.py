@@ -16,6 +16,7 @@ chromium), over as many kept-alive connections as chromium opens to one server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import resource
 import time
@@ -80,14 +81,16 @@ async def fetch_frontend(base: str, paths: Sequence[str], s: Session, timeout_s:
 class Client:
     """One session's connection: what the server last showed it (widgets, charts, texts, pages, link)."""
 
-    def __init__(self, ws, s: Session, query: str):
-        self.ws, self.s, self.query = ws, s, query
-        self.page_hash = ""  # the page the server runs for this session
+    def __init__(self, ws, s: Session, query: str, page_name: str = ""):
+        self.ws, self.s, self.query, self.page_name = ws, s, query, page_name  # page_name: the link's, "" the root
+        self.page_hash = ""  # the page the server runs for this session (its script's hash)
         self.pages: dict[str, str] = {}  # page title → script hash (the navigation message)
+        self.paths: dict[str, str] = {}  # script hash → the page's URL path, which a browser sends with each rerun
         self.widgets: dict[str, tuple] = {}  # label → (widget proto, fragment id of its delta)
         self.charts: dict[str, str] = {}  # plotly title → spec (JSON), of the current page
         self.texts: list[str] = []
         self.alerts: list[str] = []  # st.warning, st.error, ... bodies, of the current page
+        self.file_urls: list = []  # where the server last said an upload goes (FileURLs)
         self.bytes = 0
 
     async def rerun(self, name: str | None, state=None, page: str | None = None, timeout_s: float = 120) -> None:
@@ -101,9 +104,13 @@ class Client:
         msg = BackMsg()
         client = msg.rerun_script
         client.query_string, client.page_script_hash = self.query, self.pages[page] if page else self.page_hash
-        if state is not None:
+        client.page_name = self.paths.get(client.page_script_hash, self.page_name)  # as the page's URL names it
+        if state is not None:  # (a widget's new state or None: a fragment's own rerun, as run_every asks, fragment)
             widget, fragment = state
-            client.widget_states.widgets.append(widget)
+            if widget is None:
+                client.is_auto_rerun = True
+            else:
+                client.widget_states.widgets.append(widget)
             client.fragment_id = fragment
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
@@ -114,26 +121,58 @@ class Client:
             self.s.times.append((name, time.perf_counter() - t0))
 
     async def read_run(self) -> str:
+        """Read until a run has finished; how it ended."""
+        while True:
+            status = await self.read_one()
+            if status:
+                return status
+
+    async def read_one(self) -> str | None:
+        """Read one ForwardMsg and keep what it shows; a finished run's status, else None."""
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-        while True:
-            data = await self.ws.recv()
-            self.bytes += len(data)
-            msg = ForwardMsg()
-            msg.ParseFromString(data)
-            kind = msg.WhichOneof("type")
-            if kind == "new_session":  # a full run starts: the page is drawn afresh
-                self.page_hash, self.charts, self.texts, self.alerts = msg.new_session.page_script_hash, {}, [], []
-            elif kind == "navigation":
-                self.pages = {p.page_name: p.page_script_hash for p in msg.navigation.app_pages}
-            elif kind == "page_info_changed":
-                self.query = msg.page_info_changed.query_string
-            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                self.element(msg.delta.new_element, msg.delta.fragment_id)
-            elif kind == "ref_hash":  # a cached message: this client declares no cache, so it must not come
-                self.s.errors.append("the server sent a cached-message reference")
-            elif kind == "script_finished" and FINISHED[msg.script_finished] != "rerun":
-                return FINISHED[msg.script_finished]
+        data = await self.ws.recv()
+        self.bytes += len(data)
+        msg = ForwardMsg()
+        msg.ParseFromString(data)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":  # a run starts: the page (or the fragment) is drawn afresh
+            self.charts, self.texts, self.alerts = {}, [], []
+        elif kind == "navigation":  # a full run's pages, and the page it runs (new_session names app.py)
+            self.page_hash = msg.navigation.page_script_hash
+            self.pages = {p.page_name: p.page_script_hash for p in msg.navigation.app_pages}
+            self.paths = {p.page_script_hash: p.url_pathname for p in msg.navigation.app_pages}
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            self.element(msg.delta.new_element, msg.delta.fragment_id)
+        elif kind == "ref_hash":  # a cached message: this client declares no cache, so it must not come
+            self.s.errors.append("the server sent a cached-message reference")
+        elif kind == "file_urls_response":
+            self.file_urls = list(msg.file_urls_response.file_urls)
+        elif kind == "script_finished" and FINISHED[msg.script_finished] != "rerun":
+            return FINISHED[msg.script_finished]
+        return None
+
+    async def upload(self, base: str, label: str, name: str, data: bytes, timeout_s: float = 120) -> None:
+        """What a browser does when its visitor picks a file for the uploader `label`: ask the server where to put it,
+        PUT it there (a multipart form, with the XSRF cookie of the server's page), then rerun with the uploader's
+        state naming it. The rerun is timed as `name`."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
+
+        msg = BackMsg()
+        msg.file_urls_request.request_id, self.file_urls = name, []
+        msg.file_urls_request.file_names.append(name)
+        await self.ws.send(msg.SerializeToString())
+        while not self.file_urls:
+            await asyncio.wait_for(self.read_one(), timeout_s)
+        (urls,) = self.file_urls
+        await asyncio.to_thread(put_file, base + urls.upload_url, name, data, timeout_s)
+        widget, fragment = self.state(label)
+        widget.file_uploader_state_value.CopyFrom(FileUploaderState(uploaded_file_info=[
+            UploadedFileInfo(file_id=urls.file_id, name=name, size=len(data), file_urls=urls)]))
+        await self.rerun(name, (widget, fragment), timeout_s=timeout_s)
 
     def element(self, e, fragment: str) -> None:
         kind = e.WhichOneof("type")
@@ -162,6 +201,41 @@ class Client:
         spec = next((v for k, v in self.charts.items() if CROSS in k), None)
         axis = json.loads(spec)["data"][0].get("x") if spec else None
         return parse_qs(self.query).get("src") == [sentence] and axis == labels
+
+
+def put_file(url: str, name: str, data: bytes, timeout_s: float) -> None:
+    """PUT `data` as the file `name` of a multipart form to the upload `url`, as Streamlit's page does: with the XSRF
+    cookie its server sets on the health check the page asks for first, echoed in the X-Xsrftoken header. An answer
+    other than 204 raises."""
+    import urllib.request
+    import uuid
+    from http.cookies import SimpleCookie
+
+    with urllib.request.urlopen(url.split("/_stcore/")[0] + "/_stcore/health", timeout=timeout_s) as page:
+        cookie = SimpleCookie(page.headers.get("Set-Cookie", ""))["_streamlit_xsrf"].value
+    boundary = uuid.uuid4().hex
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            f"Content-Type: application/zip\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(url, data=body, method="PUT", headers={
+        "Content-Type": f"multipart/form-data; boundary={boundary}", "Cookie": f"_streamlit_xsrf={cookie}",
+        "X-Xsrftoken": cookie})
+    with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+        if answer.status != 204:
+            raise RuntimeError(f"upload of {name}: HTTP {answer.status}")
+
+
+@contextlib.asynccontextmanager
+async def opened(base: str, query: str, sentence: str = "", headers: dict | None = None, page_name: str = "",
+                 timeout_s: float = 60):
+    """A client that has opened the app's page `page_name` (its url path; "": the root) with the link's `query`, its
+    websocket's handshake carrying `headers`; its session's errors are `client.s.errors`."""
+    from websockets.asyncio.client import connect
+
+    async with connect(base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                       max_size=None, open_timeout=timeout_s, additional_headers=headers) as ws:
+        c = Client(ws, Session(0, [sentence]), query, page_name)
+        await c.rerun(None, timeout_s=timeout_s)
+        yield c
 
 
 async def one_round(c: Client, sentence: str, labels: list[str], timeout_s: float) -> None:
