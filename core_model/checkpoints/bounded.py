@@ -19,7 +19,7 @@ import threading
 import weakref
 
 from ..messages import CodedError
-from .probe import CHILDREN, FORKS, MEMORY, within_hard_limit
+from .probe import CHILDREN, FORKS, MEMORY, NICE, within_hard_limit
 
 ENCODE_SECONDS = 5.0  # the text box's 2,000 characters take milliseconds with any ordinary tokenizer
 NAME = CHILDREN + "tokenizer"
@@ -92,6 +92,7 @@ def _serve(tokenizer, conn, memory: int) -> None:
     import resource  # POSIX's
 
     resource.setrlimit(resource.RLIMIT_AS, within_hard_limit(memory))
+    os.nice(NICE)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)

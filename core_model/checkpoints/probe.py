@@ -39,6 +39,10 @@ FORKS = multiprocessing.get_context("forkserver" if FORK_SERVER else "spawn")
 FORKS.set_forkserver_preload(["core_model.checkpoints.probe", "core_model.importers"])
 VERDICT_BYTES = 2**16  # a verdict is a line of JSON of a few hundred bytes
 CHILDREN = "attention-viz "  # the start of the name of every child process here: the probe, a bounded tokenizer
+# A visitor's own work in a child process (a probe, a bounded tokenizer, a live training run) runs this much nicer than
+# the server: with the cores busy, every session's rerun goes first (a visitor typing 1,000 "a"s for a slow tokenizer
+# over and over once took a core from a class of 30).
+NICE = 10
 NAME = CHILDREN + "probe"
 
 
@@ -124,11 +128,12 @@ def _check(folder) -> None:
 
 
 def _child(folder: str, send, memory: int) -> None:
-    """The probe itself, in the forked child: its limits first, its output nowhere (a tokenizer's panic writes to
+    """The probe itself, in the forked child: its limits (memory, NICE) first, its output nowhere (a tokenizer's panic writes to
     file descriptor 2), one torch thread; then its verdict on `send`."""
     import resource  # POSIX's: on Windows the child ends here, and the probe refuses every model
 
     resource.setrlimit(resource.RLIMIT_AS, within_hard_limit(memory))
+    os.nice(NICE)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, 1)
     os.dup2(quiet, 2)

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..checkpoints.probe import NICE
 from ..decoding import greedy
 from .tasks import LABEL_SMOOTHING, TASKS, loss_fn, make_batch
 from ..trace import run_with_trace
@@ -184,6 +185,8 @@ def main() -> None:
     pickles on stdout. Whatever else writes to file descriptor 1 (a library's print) goes to stderr instead."""
     data = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
+    if hasattr(os, "nice"):  # a visitor's run: the server's sessions first (checkpoints.probe.NICE)
+        os.nice(NICE)
     train_elsewhere(data, sys.stdin.buffer)
     # Everything is sent and flushed. Exit at once: a normal shutdown would close stdin while the thread waiting for
     # a stop still holds its lock (the parent closes its end only once it has read the last word), and Python then

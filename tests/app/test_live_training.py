@@ -5,6 +5,7 @@ process of its own.
 The section is run on its own (the one call the Training page makes), with a small step budget; training is real."""
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from core_model.checkpoints.probe import NICE
 from viz_app import live_training
 from viz_app.i18n import text
 from viz_app.place.live_training import JOB
@@ -74,6 +76,20 @@ def test_start_shows_progress_and_the_charts_hold_the_runs_numbers(steps):
     assert at.success and f"{steps}" in at.success[0].value
     # the run trained in a process of its own, which has ended: its model and optimizer are not the server's
     assert job.pid not in (None, os.getpid()) and job.exitcode == 0
+
+
+def test_the_run_yields_the_cpu_to_the_servers_sessions(steps):
+    at = opened()
+    press(at, "live.start")
+    job, nicer, seen = at.session_state[JOB], min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICE), None
+    deadline = time.monotonic() + 30
+    while seen != nicer and job.active and time.monotonic() < deadline:  # the run's process lowers itself first
+        time.sleep(0.02)
+        if job.pid is not None:
+            with contextlib.suppress(ProcessLookupError):
+                seen = os.getpriority(os.PRIO_PROCESS, job.pid)
+    assert seen == nicer > os.getpriority(os.PRIO_PROCESS, 0)
+    wait_done(at)
 
 
 def test_a_second_session_waits_in_line_and_stop_stops(monkeypatch):

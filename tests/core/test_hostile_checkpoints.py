@@ -487,3 +487,17 @@ def test_a_wait_that_ends_in_an_exception_gives_its_place_up():
     assert line._tickets == []
     with line.turn():  # the line moves on
         pass
+
+
+def niceness(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def test_a_visitors_tokenizer_runs_nicer_than_the_server_so_its_sessions_go_first():
+    inner = checkpoints.load(REVERSE).tokenizers["src"]
+    tok = bounded.BoundedTokenizer(inner)
+    try:
+        assert tok.encode("the cat sees a dog") == inner.encode("the cat sees a dog")
+        assert niceness(tok._child.pid) == min(19, niceness(0) + probe.NICE) > niceness(0)
+    finally:
+        bounded._stop(tok.__dict__)
