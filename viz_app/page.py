@@ -15,6 +15,7 @@ def start(need_model: bool = True):
     If no model loads, the page stops, unless it needs none (need_model=False): then None.
     """
     state.forget_noted()
+    state.hold_long_link()
     state.note_dropped_link()
     config = sidebar.render()
     classroom.settings(st.sidebar)

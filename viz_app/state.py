@@ -13,6 +13,7 @@ from .serving import DROPPED_LINK
 
 _FROM_URL = "_read_from_url"
 _LINKED = "_linked"  # key -> the value the link gave it in this run (forget_noted empties it as a run starts)
+_HELD = "_held_link"  # key -> a link's value too long to stay in the URL (hold_long_link), until `synced` reads it
 
 
 def parse_int(raw: str) -> int:
@@ -41,7 +42,7 @@ def synced(key: str, default, parse=str, ok=None):
     ss = st.session_state
     from_url, linked = ss.setdefault(_FROM_URL, set()), ss.setdefault(_LINKED, {})
     if key not in ss:
-        raw = st.query_params.get(key)
+        raw = st.query_params.get(key, ss.get(_HELD, {}).pop(key, None))
         value = default
         if raw is not None and key not in from_url:
             from_url.add(key)
@@ -117,6 +118,17 @@ def drop_surrogates(key: str) -> None:
     if isinstance(value, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         st.session_state[key] = "".join(c for c in value if not 0xD800 <= ord(c) <= 0xDFFF)
         st.session_state.setdefault("_notices", []).append(("input.surrogate", {}))
+
+
+def hold_long_link() -> None:
+    """Take a link's values longer than MAX_URL_TEXT out of the URL, in one message, before anything is written to it:
+    Streamlit sends the whole query string again with every write, and a 100 KB value sent 12 times made each open of
+    such a link 2.7 MB. `synced` reads a held value as it would the URL's (a long sentence is still the link's)."""
+    params = st.query_params
+    long = {k: params.get(k) for k in params if sum(map(len, params.get_all(k))) > MAX_URL_TEXT}
+    if long:
+        st.session_state.setdefault(_HELD, {}).update(long)
+        params.from_dict({k: params.get_all(k) for k in params if k not in long})
 
 
 def note_dropped_link() -> None:

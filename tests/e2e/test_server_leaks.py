@@ -87,3 +87,24 @@ def test_a_crafted_uploader_state_is_said_in_words_never_a_traceback(server):
         errors, alerts = run(crafted_upload(server, file_id, name))
         assert errors == []  # no exception element: before, "AttributeError" in a redacted traceback
         assert text("own.no_file", "en") in alerts, alerts
+
+
+async def opened_on(base: str, page: str, query: str) -> tuple[int, list[str], str, list[str]]:
+    """A protocol client opens `page` with the link's `query`: (the bytes the server sent, the alerts, the link after,
+    the texts shown)."""
+    async with opened(base, query, page_name=page) as c:
+        return c.bytes, c.alerts, c.query, c.texts
+
+
+def test_a_long_link_value_is_said_once_and_never_sent_back_again_and_again(server):
+    from viz_app.i18n import text
+
+    plain, *_ = run(opened_on(server, "positional", urlencode({"positional.dims": "0,1"})))
+    dims = ",".join(["0"] * 50_000)  # 100 KB: Streamlit sent it again with each of the page's 12 writes to the link
+    sent, alerts, link, _ = run(opened_on(server, "positional", urlencode({"positional.dims": dims})))
+    assert sent < plain + 50_000, (sent, plain)  # 2.7 MB before, against 0.3 MB
+    assert any(a.startswith("The link asked for `positional.dims = 0,0,0") for a in alerts), alerts
+    assert "positional.dims=%5B0%2C+1%2C+8%2C+16%5D" in link  # the value shown instead
+    sentence = " ".join(["the cat sees a dog ."] * 70)  # 1,469 characters: too long to stay in a link, still used
+    _, alerts, link, texts = run(opened_on(server, "overview", urlencode({"model": "reverse", "src": sentence})))
+    assert "src=" not in link and sentence in texts, (alerts, texts[:3])
