@@ -33,6 +33,7 @@ import numpy as np
 from streamlit import logger as streamlit_logger
 
 from . import browser as br
+from . import hostile as bad
 from . import protocol
 from .served import server_runs, stamps
 from .visitor import ARRIVAL, CROSS, FRONTEND, MAX_SESSIONS, MODEL, Session, unfinished, visitors
@@ -311,36 +312,42 @@ def served(path: str) -> dict | None:
 
 
 def measure(n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float = 1200,
-            clients: str = "protocol") -> dict:
+            clients: str = "protocol", hostile: tuple[str, ...] = ()) -> dict:
     """The load test against a server of its own: summary() plus wall seconds, CPU seconds (the server's and the
     clients'), the load average and the server's own time of its runs (`served`).
 
     clients: "protocol" (bench.protocol: light clients speaking Streamlit's websocket protocol, as a class's
     browsers on machines of their own are to the server) or "browser" (a chromium context each, on this machine).
+    hostile (protocol clients only): bench.hostile's client runs these of its cases meanwhile; what it saw is
+    `hostile`.
     """
-    if clients not in CLIENTS:
-        raise ValueError(f"clients must be one of {', '.join(CLIENTS)}, not {clients!r}")
+    if clients not in CLIENTS or (hostile and clients != "protocol"):
+        raise ValueError(f"clients must be one of {', '.join(CLIENTS)} (protocol beside a hostile client), not "
+                         f"{clients!r}")
     streamlit_logger.set_log_level("error")  # the "no runtime" warnings of viz_app.loaders outside a server
     path = os.path.join(tempfile.mkdtemp(prefix="bench-load-"), "stamps")
+    zips = bad.made() if hostile else None
     with br.server(path) as (base, pid):
-        t0 = time.perf_counter()
-        server_cpu, children = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
         if clients == "protocol":
             with br.browser() as b:
                 files = protocol.frontend(base, b)
-            sessions, client_cpu = asyncio.run(protocol.run_clients(base, n, rounds, ramp_s=ramp_s,
-                                                                    deadline_s=deadline_s, files=files))
+        t0 = time.perf_counter()
+        server_cpu, children = cpu_seconds(pid), resource.getrusage(resource.RUSAGE_CHILDREN)
+        if clients == "protocol":
+            (sessions, client_cpu), seen = asyncio.run(bad.beside(base, zips, hostile, protocol.run_clients(
+                base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s, files=files)))
         else:
             sessions = asyncio.run(run_sessions(base, n, rounds, ramp_s=ramp_s, deadline_s=deadline_s))
             after = resource.getrusage(resource.RUSAGE_CHILDREN)  # chromium and playwright's driver, now ended
             client_cpu = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
         result = summary(sessions)
         if clients == "protocol":
-            result.update(frontend_files=len(files),
+            result.update(hostile=seen, frontend_files=len(files),
                           frontend_mb=sum(len(br.static_bytes(f) or b"") for f in files) / 1e6)
         result.update(wall_s=time.perf_counter() - t0, rounds=rounds, ramp_s=ramp_s, clients=clients,
                       server_cpu_s=cpu_seconds(pid) - server_cpu, client_cpu_s=client_cpu,
-                      load_average=os.getloadavg()[0], cores=os.cpu_count(), served=served(path))
+                      load_average=os.getloadavg()[0], cores=os.cpu_count(),
+                      served=None if hostile else served(path))  # the server's runs would be the hostile's too
     return result
 
 
@@ -408,6 +415,58 @@ def markdown(r: dict, command: str = "") -> list[str]:
     return out
 
 
+GOAL_HOSTILE = 1.5  # issue 37: the class's p95 rerun beside a hostile client, over the same without one
+
+
+def beside_hostile(alone: dict, n: int = 30, rounds: int = 2, ramp_s: float = 1.0, deadline_s: float = 1200) -> dict:
+    """The protocol load test of `alone` (measure()'s) again on a server of its own, bench.hostile's client running
+    every case meanwhile: that run, and the p95 ratios (every rerun, the warm ones) over `alone`."""
+    return compared(alone, measure(n, rounds, ramp_s, deadline_s, hostile=bad.CASES))
+
+
+def compared(alone: dict, beside: dict) -> dict:
+    """Two measure() results: the p95 ratios of every rerun and of the warm ones, and whether the goal is met (every
+    rerun's within GOAL_HOSTILE, no error, each session saw only its own sentence)."""
+    ratio = {key: beside[key][1] / alone[key][1] for key in ("reruns", "warm") if alone.get(key) and beside.get(key)}
+    return dict(alone=alone, beside=beside, ratio=ratio,
+                met="reruns" in ratio and ratio["reruns"] <= GOAL_HOSTILE and not beside["errors"]
+                and beside["own_view"] == beside["sessions"])
+
+
+def hostile_markdown(h: dict) -> list[str]:
+    """beside_hostile()'s run as a BENCHMARKS.md subsection."""
+    a, b = h["alone"], h["beside"]
+    seen = b["hostile"]["seen"]
+    out = [f"### {b['sessions']} protocol clients beside a hostile client", "",
+           f"`.venv/bin/python -m bench.load --hostile` (after the protocol run above, on a server of its own): the same "
+           f"{b['sessions']} clients and rounds, while one more client (`bench/hostile.py`) runs issue 37's cases 1, 2, 6 "
+           "and 7 over and over until they are done: it uploads a tiny BERT whose tokenizer splits on "
+           '`(?:a|a){1,22}b` and types 1,000 "a"s and more, a new text each time; uploads a decoder of 96 layers × 8 '
+           "heads with 8,192 positions and types 1,000 one-letter words, a new text each time, on the overview; opens "
+           "the positional page with a 100 KB link naming dimension 0 50,000 times, again and again; and opens the "
+           f"Training page in {bad.SESSIONS} sessions from one address (the X-Real-IP header nginx sets), pressing Start "
+           f"training in each, again every {bad.RETRY_S:g} s, keeping a run it gets polled until it ends. The class "
+           "starts once its two models are loaded.", "",
+           "| | alone | beside the hostile client | ratio |", "|---|---|---|---|"]
+    for title, key in (("every rerun (frontend files and first page apart)", "reruns"), ("warm reruns", "warm")):
+        if a.get(key) and b.get(key):
+            out.append(f"| {title}: p50 / p95 s | {a[key][0]:.2f} / {a[key][1]:.2f} | {b[key][0]:.2f} / "
+                       f"{b[key][1]:.2f} | {h['ratio'][key]:.2f}× |")
+    for kind in ARRIVAL:
+        if kind in a["kinds"] and kind in b["kinds"]:
+            out.append(f"| {kind}: p95 s | {a['kinds'][kind][1]:.2f} | {b['kinds'][kind][1]:.2f} | "
+                       f"{b['kinds'][kind][1] / a['kinds'][kind][1]:.2f}× |")
+    out += [f"| errors; sessions that saw only their own sentence | {len(a['errors'])}; {a['own_view']}/{a['sessions']} "
+            f"| {len(b['errors'])}; {b['own_view']}/{b['sessions']} | |",
+            f"| server CPU seconds in the wall time | {a['server_cpu_s']:.0f} in {a['wall_s']:.0f} s | "
+            f"{b['server_cpu_s']:.0f} in {b['wall_s']:.0f} s | |", "",
+            "What the hostile client was told: " + "; ".join(f"{k}: {v}" for k, v in seen.items()) + "; its errors: "
+            + (", ".join(b["hostile"]["errors"][:5]) or "none") + ".", "",
+            f"Goal (issue 37): every rerun's p95 ≤ {GOAL_HOSTILE:g}× alone, no error: "
+            + ("met." if h["met"] else "not met."), ""]
+    return out
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process so far, from /proc/PID/stat."""
     with open(f"/proc/{pid}/stat") as f:
@@ -426,6 +485,8 @@ def main(argv=None) -> int:
                     help="protocol: light clients of Streamlit's websocket protocol (the server's share, as a class's "
                          "browsers on machines of their own); browser: a chromium context each, on this machine")
     ap.add_argument("--markdown", action="store_true", help="also print the BENCHMARKS.md section")
+    ap.add_argument("--hostile", action="store_true",
+                    help="protocol clients alone, then beside bench.hostile's client (issue 37's cases 1, 2, 6, 7)")
     ap.add_argument("--memory", type=int, default=0, metavar="N",
                     help="instead: server RSS after 10, 25, 40, … and N sessions came and went")
     ap.add_argument("--gone", type=float, default=0, metavar="S",
@@ -433,6 +494,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0 < args.sessions <= MAX_SESSIONS:
         ap.error(f"--sessions must be 1 to {MAX_SESSIONS}")
+    if args.hostile and args.clients != "protocol":
+        ap.error("--hostile runs protocol clients")
     why = br.missing() if args.memory or args.clients == "browser" else None
     if why:
         print(f"not measured: {why}")
@@ -458,6 +521,10 @@ def main(argv=None) -> int:
 def load_test(args) -> int:
     """The load test's printout; 0 when its goal is met."""
     result = measure(args.sessions, args.rounds, ramp_s=args.ramp, deadline_s=args.deadline, clients=args.clients)
+    if args.hostile:
+        h = beside_hostile(result, args.sessions, args.rounds, args.ramp, args.deadline)
+        print("\n".join(markdown(result) + hostile_markdown(h)))
+        return 0 if h["met"] else 1
     print(report(result, result["wall_s"]))
     print(f"CPU seconds: server {result['server_cpu_s']:.0f}, {args.clients} clients {result['client_cpu_s']:.0f}; "
           f"load average at the end {result['load_average']:.1f} (on {result['cores']} cores)")

@@ -549,7 +549,23 @@ def load_targets(load) -> list[list]:
             why.append(f"only {r['own_view']}/{r['sessions']} sessions saw only their own sentence")
         rows.append([f"a class on one server: warm rerun p95, {r['sessions']} {what}", goal,
                      f"p95 {p95:.2f} s (p50 {p50:.2f} s, {n} reruns), {errors} errors", verdict(ok), "; ".join(why)])
-    return rows
+    return rows + [hostile_target((load or {}).get("hostile"))]
+
+
+def hostile_target(h) -> list:
+    """The row of issue 37's load goal: the class's p95 beside a hostile client over the same alone."""
+    from .load import GOAL_HOSTILE
+
+    title, goal = "a class on one server beside a hostile client (cases 1, 2, 6, 7): every rerun's p95 over alone", \
+        f"≤ {GOAL_HOSTILE:g}×, no error"
+    if not h or "reruns" not in h["ratio"]:
+        return [title, goal, "—", "not measured", ""]
+    b = h["beside"]
+    return [title, goal, f"{h['ratio']['reruns']:.2f}× ({h['alone']['reruns'][1]:.2f} s → {b['reruns'][1]:.2f} s), "
+            f"{len(b['errors'])} errors", verdict(h["met"]),
+            "" if h["met"] else f"the server took {b['server_cpu_s']:.0f} CPU seconds in {b['wall_s']:.0f} s, against "
+            f"{h['alone']['server_cpu_s']:.0f} in {h['alone']['wall_s']:.0f} s alone: on 2 cores the hostile client's "
+            "model runs in the server beside the class's"]
 
 
 def grid_targets(wire) -> list[list]:
@@ -743,6 +759,9 @@ def load_benchmark(step, q, sessions) -> tuple[list[str], dict]:
                                    + f" --clients {clients}`)")
         else:
             lines += [f"### {sessions} {clients} clients", "", f"not measured: {why or 'see the failures below'}", ""]
+    if results.get("protocol"):
+        results["hostile"] = step("load (hostile)", lambda: load.beside_hostile(results["protocol"], sessions, rounds))
+        lines += load.hostile_markdown(results["hostile"]) if results["hostile"] else []
     return lines, results
 
 

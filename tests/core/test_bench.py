@@ -293,9 +293,10 @@ def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
     assert lines[0] == "### 4 protocol clients" and any(line.startswith("| **warm reruns** | 12 |") for line in lines)
     assert "| all reruns (frontend files and first page apart) | 20 |" in "\n".join(lines)
     assert "first fetches the 150 files a fresh chromium asked the server for" in lines[2]
-    protocol_row, browser_row = run.load_targets({"protocol": r})
+    protocol_row, browser_row, hostile_row = run.load_targets({"protocol": r})
     assert protocol_row[3] == "met" and "protocol clients" in protocol_row[0]
     assert browser_row[3] == "not measured" and "browser sessions" in browser_row[0]
+    assert hostile_row[3] == "not measured" and "hostile client" in hostile_row[0]
     sessions[0].errors.append("console: boom")
     r = {**load.summary(sessions), **run_of, "clients": "browser"}
     row = run.load_targets({"browser": r})[1]
@@ -306,6 +307,28 @@ def test_load_summary_takes_warm_reruns_apart_and_the_goal_needs_no_error():
     why = run.load_targets({"protocol": r})[0][4]
     assert run.load_targets({"protocol": r})[0][3] == "not met" and "server's own time per run" in why and "p95 0.21 s" in why
     assert any("40 runs, p50 0.04 s, p95 0.21 s, longest 0.90 s" in line for line in load.markdown(r, "cmd"))
+
+
+def test_the_hostile_row_compares_every_reruns_p95_with_the_same_class_alone():
+    from bench import load, visitor
+
+    def result(layer_s: float, errors=()) -> dict:
+        sessions = [visitor.Session(i, ["a"], times=[("first page", 1.0), ("layer", layer_s), ("head", layer_s)],
+                                    errors=list(errors), own_view=[True]) for i in range(3)]
+        return {**load.summary(sessions), "server_cpu_s": 40, "wall_s": 50,
+                "hostile": {"seen": {"tokenizer stopped": 7}, "errors": []}}
+
+    alone = result(2.0)
+    h = load.compared(alone, result(2.9))
+    assert round(h["ratio"]["reruns"], 2) == 1.45 and h["met"]
+    row = run.hostile_target(h)
+    assert row[3] == "met" and row[2].startswith("1.45× (2.00 s → 2.90 s), 0 errors")
+    lines = "\n".join(load.hostile_markdown(h))
+    assert "| every rerun (frontend files and first page apart): p50 / p95 s | 2.00 / 2.00 | 2.90 / 2.90 | 1.45× |" in lines
+    assert "tokenizer stopped: 7" in lines and lines.rstrip().endswith("met.")
+    h = load.compared(alone, result(3.1))
+    assert not h["met"] and run.hostile_target(h)[3] == "not met"  # 1.55×
+    assert not load.compared(alone, result(2.0, ["timeout"]))["met"]  # an error of the class fails it at any ratio
 
 
 def test_a_session_that_fetched_the_frontend_but_missed_an_action_is_unfinished():
