@@ -438,7 +438,8 @@ def hostile_markdown(h: dict) -> list[str]:
     a, b = h["alone"], h["beside"]
     seen = b["hostile"]["seen"]
     out = [f"### {b['sessions']} protocol clients beside a hostile client", "",
-           f"`.venv/bin/python -m bench.load --hostile` (after the protocol run above, on a server of its own): the same "
+           f"`.venv/bin/python -m bench.load --hostile --sessions {b['sessions']} --rounds {b['rounds']}` (after the "
+           "protocol run above, on a server of its own): the same "
            f"{b['sessions']} clients and rounds, while one more client (`bench/hostile.py`) runs issue 37's cases 1, 2, 6 "
            "and 7 over and over until they are done: it uploads a tiny BERT whose tokenizer splits on "
            '`(?:a|a){1,22}b` and types 1,000 "a"s and more, a new text each time; uploads a decoder of 96 layers × 8 '
@@ -500,22 +501,23 @@ def main(argv=None) -> int:
     if why:
         print(f"not measured: {why}")
         return 1
-    if not args.memory:
-        return load_test(args)
+    return memory_test(args) if args.memory else load_test(args)
+
+
+def memory_test(args) -> int:
+    """--memory's printout: the server's RSS as sessions come and go; 0 when it grew by at most 50 MB, with no error."""
     streamlit_logger.set_log_level("error")  # the "no runtime" warnings of viz_app.loaders outside a server
     with br.server() as (base, pid):
         t0 = time.perf_counter()
-        if args.memory:
-            m = asyncio.run(memory_growth(base, pid, marks=(10, *range(25, args.memory, 15), args.memory),
-                                          gone_s=args.gone))
-            first, last = min(m["rss"]), max(m["rss"])
-            print(f"server RSS after {first} sessions {m['rss'][first]:.0f} MiB, after {last} {m['rss'][last]:.0f} MiB: "
-                  f"growth {m['growth_mb']:+.1f} MB (goal ≤ 50 MB); errors: {len(m['errors'])}; sessions that saw "
-                  f"their sentence: {m['own_view']}/{m['visitors']}; {time.perf_counter() - t0:.0f} s wall")
-            print("RSS MiB by sessions so far: " + ", ".join(f"{k}: {v:.1f}" for k, v in m["rss"].items()))
-            print("\n".join(f"- {e}" for e in m["errors"][:30]))
-            return 0 if m["growth_mb"] <= 50 and not m["errors"] else 1
-    return 1
+        m = asyncio.run(memory_growth(base, pid, marks=(10, *range(25, args.memory, 15), args.memory),
+                                      gone_s=args.gone))
+    first, last = min(m["rss"]), max(m["rss"])
+    print(f"server RSS after {first} sessions {m['rss'][first]:.0f} MiB, after {last} {m['rss'][last]:.0f} MiB: "
+          f"growth {m['growth_mb']:+.1f} MB (goal ≤ 50 MB); errors: {len(m['errors'])}; sessions that saw "
+          f"their sentence: {m['own_view']}/{m['visitors']}; {time.perf_counter() - t0:.0f} s wall")
+    print("RSS MiB by sessions so far: " + ", ".join(f"{k}: {v:.1f}" for k, v in m["rss"].items()))
+    print("\n".join(f"- {e}" for e in m["errors"][:30]))
+    return 0 if m["growth_mb"] <= 50 and not m["errors"] else 1
 
 
 def load_test(args) -> int:

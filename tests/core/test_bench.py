@@ -315,7 +315,7 @@ def test_the_hostile_row_compares_every_reruns_p95_with_the_same_class_alone():
     def result(layer_s: float, errors=()) -> dict:
         sessions = [visitor.Session(i, ["a"], times=[("first page", 1.0), ("layer", layer_s), ("head", layer_s)],
                                     errors=list(errors), own_view=[True]) for i in range(3)]
-        return {**load.summary(sessions), "server_cpu_s": 40, "wall_s": 50,
+        return {**load.summary(sessions), "server_cpu_s": 40, "wall_s": 50, "rounds": 1,
                 "hostile": {"seen": {"tokenizer stopped": 7}, "errors": []}}
 
     alone = result(2.0)

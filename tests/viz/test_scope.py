@@ -73,3 +73,26 @@ def test_the_masks_pages_lines_are_each_checked(session):
     scoped(MODEL, (EXAMPLES[MODEL], TYPED))
     scoped(MODEL, sentences=(EXAMPLES[MODEL],))
     assert calls == ["a", ""]
+
+
+def test_a_typed_texts_vocabulary_neighbours_are_computed_again_for_another_session(session, monkeypatch):
+    from viz_app.loaders import tables
+
+    found = []
+    nearest = tables.nearest
+    monkeypatch.setattr(tables, "nearest", lambda weight, ids, *a, **kw: found.append(ids) or nearest(weight, ids, *a,
+                                                                                                      **kw))
+    tables.vocab_neighbours.clear()
+    ids = tuple(runs.run(MODEL, TYPED).src_ids)
+    session("a")
+    first = tables.vocab_neighbours(MODEL, "src", ids, 5, (TYPED, ""))
+    assert tables.vocab_neighbours(MODEL, "src", ids, 5, (TYPED, "")) is not None and len(found) == 1
+    session("b")
+    other = tables.vocab_neighbours(MODEL, "src", ids, 5, (TYPED, ""))
+    assert len(found) == 2 and (other.ids == first.ids).all()  # the same tokens: computed again, not told by its time
+    example = (EXAMPLES[MODEL], "")
+    tables.vocab_neighbours(MODEL, "src", ids, 5, example)
+    session("a")
+    tables.vocab_neighbours(MODEL, "src", ids, 5, example)
+    assert len(found) == 3  # the examples' are shared
+    tables.vocab_neighbours.clear()

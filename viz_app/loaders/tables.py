@@ -22,6 +22,7 @@ from core_model.training.train_log import TrainLog, read_log
 
 from ..text import show_piece
 from ..views.tokens import nearest
+from .scope import per_visitor
 from . import models
 
 __all__ = ["Neighbours", "vocab_neighbours", "token_pieces", "model_positions", "sinusoid", "parameter_counts",
@@ -38,9 +39,12 @@ class Neighbours:
     pieces: tuple[tuple[str, ...], ...]  # [n][k] the neighbours' display pieces
 
 
+@per_visitor("texts")
 @st.cache_data(max_entries=32, max_size="32MB", show_spinner=False)
-def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int) -> Neighbours:
-    """The k entries of the `side` embedding matrix nearest each of `ids` (special tokens left out)."""
+def vocab_neighbours(name: str, side: str, ids: tuple[int, ...], k: int, texts: tuple[str, ...] = (),
+                     scope: str = "") -> Neighbours:
+    """The k entries of the `side` embedding matrix nearest each of `ids` (special tokens left out). `texts`, the run's
+    source and target the ids were read from, says whose the entry is (scope.py): a visitor's tokens are their own."""
     loaded = models.load_model(name)
     cfg = loaded.config
     weight = getattr(loaded.model, f"{side}_embed").tok.weight.detach().cpu().numpy()  # [vocab, d_model]

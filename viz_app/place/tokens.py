@@ -35,7 +35,8 @@ def scaling(run, side: str, labels, cfg) -> None:
 
 def neighbours(run, side: str, labels, k: int) -> None:
     """The sentence's tokens and their k nearest vocabulary neighbours on the first two principal axes."""
-    m = views.neighbour_map(run, side, loaders.vocab_neighbours(run.model, side, blocks.ids(run, side), k))
+    texts = (st.session_state.get("src", ""), st.session_state.get("tgt", ""))  # what page.current_run ran
+    m = views.neighbour_map(run, side, loaders.vocab_neighbours(run.model, side, blocks.ids(run, side), k, texts))
     st.subheader(t("tokens.projection"))
     st.write(t("tokens.projection.why"))
     if m.few:
