@@ -172,12 +172,15 @@ def train_elsewhere(data, commands) -> None:
         data.flush()
 
     try:
-        for record in run:
-            send(("record", run.probe, record))
-    except Exception as error:  # said to the session; the parent never sees a traceback
-        send(("error", f"{type(error).__name__}: {error}"))
-    finally:
-        send(None)
+        try:
+            for record in run:
+                send(("record", run.probe, record))
+        except Exception as error:  # said to the session; the parent never sees a traceback
+            send(("error", f"{type(error).__name__}: {error}"))
+        finally:
+            send(None)
+    except BrokenPipeError:  # the parent is gone (the server stopped mid-run): there is nobody left to tell
+        pass
 
 
 def main() -> None:

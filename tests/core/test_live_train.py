@@ -127,3 +127,27 @@ def test_the_runs_process_exits_cleanly_while_its_parent_still_holds_its_stdin()
     finally:
         process.stdin.close()
         process.stdout.close()
+
+
+def test_the_runs_process_ends_quietly_when_the_server_is_gone_mid_run():
+    """The server stopped while a run went on (its end of the run's stdout closed): the run's next record finds no
+    reader, and the process ends with 0 and no traceback (it once wrote a BrokenPipeError's on every shutdown)."""
+    import pickle
+    import subprocess
+    import sys
+
+    from viz_app.live_training import CHILD
+    from viz_app.registry import ROOT
+
+    process = subprocess.Popen([sys.executable, "-c", CHILD], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    pickle.dump((dataclasses.replace(SHORT, steps=200), 1, SECONDS), process.stdin)
+    process.stdin.flush()
+    assert pickle.load(process.stdout)[0] == "record"
+    process.stdout.close()
+    try:
+        assert process.wait(60) == 0
+        assert b"Traceback" not in process.stderr.read()
+    finally:
+        process.stdin.close()
+        process.stderr.close()
