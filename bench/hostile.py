@@ -31,7 +31,8 @@ SESSIONS = 33  # case 7's sessions from that address
 RETRY_S = 5.0  # case 7: a refused session presses again this often
 # what the page says for each case (English), counted in `seen`
 SAID = {"tokenizer stopped": "tokenizer took over", "text cut to fit": "a model you brought reads at most",
-        "link value said": "The link asked for `positional.dims", "live: another tab has the place": "Another tab or device"}
+        "link value said": "The link asked for `positional.dims",
+        "live: another tab has the place": "Another tab or device"}
 
 
 def files(folder: Path) -> dict[str, bytes]:

@@ -128,8 +128,8 @@ def _check(folder) -> None:
 
 
 def _child(folder: str, send, memory: int) -> None:
-    """The probe itself, in the forked child: its limits (memory, NICE) first, its output nowhere (a tokenizer's panic writes to
-    file descriptor 2), one torch thread; then its verdict on `send`."""
+    """The probe itself, in the forked child: its limits (memory, NICE) first, its output nowhere (a tokenizer's panic
+    writes to file descriptor 2), one torch thread; then its verdict on `send`."""
     import resource  # POSIX's: on Windows the child ends here, and the probe refuses every model
 
     resource.setrlimit(resource.RLIMIT_AS, within_hard_limit(memory))
