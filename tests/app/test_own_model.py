@@ -314,3 +314,21 @@ def test_visitors_models_stay_in_memory_in_a_cache_of_their_own(own_dir, monkeyp
     loaded = [loaders.load_model(n) for n in names[-own_model.MAX_LOADED:]]
     assert all(loaders.load_model(n) is m for n, m in zip(names[-own_model.MAX_LOADED:], loaded))  # kept
     assert models._load_own._info.max_entries == own_model.MAX_LOADED
+
+
+def test_a_visitors_model_pushed_out_of_memory_gives_its_memory_back(own_dir, monkeypatch):
+    from viz_app import serving
+    from viz_app.loaders import models
+
+    monkeypatch.setattr(own_model.probe, "check", lambda folder, waiting=None: None)
+    given = []
+    monkeypatch.setattr(serving, "give_back", lambda: given.append(len(given)))
+    models._load_own.clear()
+    models._released.clear()
+    names = [own_model.bring_in(lambda folder, data=distinct_zip(i): checkpoints.extract_zip(data, folder), "z",
+                                loaders.load_model)[0] for i in range(own_model.MAX_LOADED + 2)]
+    # one give-back for each of the two models the fifth and sixth pushed out; none while the cache had room
+    # (malloc kept a freed model's weights: eight 230 MiB models brought in turn held eight's worth, bench/uploads.py)
+    assert len(given) == 2, given
+    loaders.load_model(names[-1])  # a hit pushes nothing out
+    assert len(given) == 2

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import streamlit as st
@@ -21,7 +22,7 @@ from core_model.checkpoints.bounded import bounded
 from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task
 
-from .. import load_progress, own_model
+from .. import load_progress, own_model, serving
 from ..operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "first_model", "model_folder",
@@ -100,7 +101,13 @@ def load_model(name: str) -> checkpoints.Loaded:
     read, a bar names the file and the bytes (viz_app/load_progress.py: drawn outside the cache, so that no later hit
     replays it)."""
     with load_progress.bar() as progress:
-        return (_load_own if own_model.is_own(name) else _load_cached)(name, progress)
+        if not own_model.is_own(name):
+            return _load_cached(name, progress)
+        loaded = _load_own(name, progress)
+    if _released.is_set():  # the model this one pushed out of _load_own is gone now: its memory goes back
+        _released.clear()
+        serving.give_back()
+    return loaded
 
 
 def preload() -> None:
@@ -124,7 +131,13 @@ def _load_cached(name: str, _progress=None) -> checkpoints.Loaded:
     return loaded
 
 
-@st.cache_resource(max_entries=own_model.MAX_LOADED, show_spinner=False)
+# A visitor's model left _load_own's cache. Its weights' blocks (16 MiB each, under malloc's 32 MiB mmap threshold)
+# stayed in malloc's arenas once freed: eight 230 MiB models brought in turn kept the server at 2.3 GB, eight models'
+# worth, though the cache held four (bench/uploads.py).
+_released = threading.Event()
+
+
+@st.cache_resource(max_entries=own_model.MAX_LOADED, show_spinner=False, on_release=lambda loaded: _released.set())
 def _load_own(name: str, _progress=None) -> checkpoints.Loaded:
     """A visitor's own model, loaded with a visitor's limits, in a cache of its own: however many visitors bring
     models, at most own_model.MAX_LOADED stay in memory (each within the loader's 512 MB of weights), and they never
