@@ -21,11 +21,13 @@ from collections import Counter
 from pathlib import Path
 from urllib.parse import urlencode
 
+from viz_app.i18n import text
+
 from .protocol import opened
 
-SENTENCE = "Sentence (press Enter)"
-UPLOAD = "A zipped checkpoint folder (.zip)"  # viz_app/i18n own.upload, English
-START = "Start training"  # live.start
+SENTENCE = text("sidebar.src", "en")
+UPLOAD = text("own.upload", "en")  # the widgets' labels, as the page draws them in English
+START = text("live.start", "en")
 ADDRESS = "203.0.113.7"  # the hostile client's address, as nginx would forward it
 SESSIONS = 33  # case 7's sessions from that address
 RETRY_S = 5.0  # case 7: a refused session presses again this often
