@@ -441,8 +441,9 @@ def test_fourteen_uploads_at_once_are_checked_in_turn_and_all_accepted(monkeypat
     told = {}
     for i, place in places:
         told.setdefault(i, []).append(place)
-    # twelve waited, each told its place, which only went down, to 1 (next)
-    assert len(told) == 12 and all(p == sorted(p, reverse=True) and p[-1] == 1 for p in told.values()), told
+    # twelve waited, each told its place, which only went down. Its last place was at most 2: two turns that end
+    # together let the one at place 2 in without its ever hearing 1 (CI saw {3: [2]}).
+    assert len(told) == 12 and all(p == sorted(p, reverse=True) and p[-1] <= 2 for p in told.values()), told
     assert max(p[0] for p in told.values()) == 12
 
 
