@@ -32,11 +32,15 @@ step = decoded.steps[k]
 if not place.guess_first(decoded, k, labels, tokenizer, method, params):
     st.stop()  # every chart below shows the chosen token
 place.rare_note(note, step, k)
+place.one_choice_note(note, decoded, params)
 left, right = st.columns(2)
 with left:
     place.summary(decoded, k, labels, tokenizer)
 with right:
-    place.top_chart(step, tokenizer, method)
+    if method == "sample":
+        place.sampling_chart(step, tokenizer, params)
+    else:
+        place.top_chart(step, tokenizer, method)
 layer = page.layer(cfg.n_decoder_layers, "decoding.layer_note")
 
 st.subheader(t("decoding.cross"))

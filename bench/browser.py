@@ -113,7 +113,9 @@ def browser():
 
 
 def url(base: str, page: str, model: str, src: str) -> str:
-    return f"{base}/{page}?" + urlencode({"model": model, "src": src})
+    """The page's link with the model and the text; `page` may carry settings of its own ("decoding?a=1")."""
+    path, _, query = page.partition("?")
+    return f"{base}/{path}?" + urlencode({"model": model, "src": src}) + (f"&{query}" if query else "")
 
 
 def wire_bytes(b, address: str, quiet_s: float = 2.5, timeout_s: float = 120) -> dict:
@@ -401,7 +403,8 @@ def memory(b, base: str, pid: int, models: list[str], sentences: dict, sessions:
 
 # ----- fragment reruns: one control, one part of the page ----------------------------------------
 
-# (page, the control's key, the chart it redraws (watched), charts outside the fragment that must not be sent)
+# (page, the control's key, the chart it redraws (watched), charts outside the fragment that must not be sent; None:
+# the page follows the fragment's run)
 FRAGMENTS = [
     ("ffn_norm", "ffn_norm.token", "ffn_norm.hist", ("ffn_norm.stream", "ffn_norm.hidden", "ffn_norm.lens")),
     ("explorer", "explorer.average", "explorer.head", ("explorer.grid", "explorer.stats")),
@@ -414,6 +417,8 @@ FRAGMENTS = [
      ("positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out")),
     ("positional", "positional.d_model", "positional.curves",
      ("positional.sentence.scaled", "positional.sentence.pos", "positional.sentence.out")),
+    # the chart redraws in the fragment's run, then the page samples again with the new setting (others: None)
+    ("decoding?decoding.method=sample&decoding.top_p=1.0", "decoding.temperature", "decoding.top", None),
 ]
 
 KEYED = """(name) => {
@@ -528,8 +533,9 @@ def _one_change(p, label: str, watched: str, others, forward: bool, sent: list, 
         why = "no input event seen" if browser is None else "no script-finished message"
         return served and served["server_s"] * 1000, browser, False, why, 0
     blob = b" ".join(run["frames"])
-    leaked = [o for o in others if f"chart.{o}".encode() in blob]
-    ok = bool(run["fragment_id"]) and run["fragment_only"] and "FRAGMENT" in run["status"] and not leaked
+    leaked = [o for o in others or () if f"chart.{o}".encode() in blob]
+    alone = others is None or (run["fragment_only"] and "FRAGMENT" in run["status"] and not leaked)
+    ok = bool(run["fragment_id"]) and alone
     why = "" if ok else f"fragment id {run['fragment_id']!r}, {run['status']}, sent again: {leaked}"
     return served["server_s"] * 1000, browser, ok, why, served["requests"]
 

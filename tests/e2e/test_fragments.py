@@ -4,7 +4,7 @@ import base64
 
 import pytest
 
-from tests.e2e.conftest import chart_selector, wait_idle
+from tests.e2e.conftest import TIMEOUT_MS, chart_selector, wait_idle
 from viz_app.i18n import text
 from viz_app.page import chart_key
 
@@ -75,3 +75,31 @@ def test_a_fragment_control_resends_only_its_part(open_page, path, control, redr
     for name in others:
         assert after[name][0], f"{name} was redrawn"
         assert chart_key(name).encode() not in sent, f"{name} was sent again"
+
+
+def test_sampling_redraws_its_distribution_from_its_fragment_then_the_page_samples_with_it(open_page):
+    """The decoding page's temperature: the browser's rerun request names the sampling chart's fragment (its chart
+    redraws from the step's logits in that run), and the page then follows with the new setting in its link."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    page, rec = open_page("decoding?model=translate-en-fr&decoding.method=sample&decoding.top_p=1.0")  # every bar moves
+    selector = chart_selector("decoding.top")
+    page.locator(selector).scroll_into_view_if_needed()
+    wait_idle(page, charts=1)
+    before = page.evaluate(MARK, [selector])[0]
+    assert before, "no sampling chart"
+    sent = []
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on("Network.webSocketFrameSent", lambda e: sent.append(payload(e["response"])))
+    slider = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').filter(
+        has_text=text("decoding.temperature", "en"))
+    slider.get_by_role("slider").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"""(old) => ({MARK})([{selector!r}])[0] !== old""", arg=before, timeout=TIMEOUT_MS)
+    page.wait_for_timeout(500)
+    wait_idle(page, charts=1)
+    requests = [m.rerun_script for m in map(BackMsg.FromString, sent) if m.WhichOneof("type") == "rerun_script"]
+    assert requests and requests[0].fragment_id, "the slider's rerun did not name a fragment"
+    assert "decoding.temperature=1.1" in page.url  # the page sampled again with it (the link follows the page run)
+    assert not rec.page_errors

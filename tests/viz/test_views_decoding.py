@@ -92,3 +92,18 @@ def test_rows_of_one_step_and_the_position_labels():
     assert cross.keys == ("0·x", "1·y") and cross.values.shape == (2, 2)
     tokenizer = NS(display_pieces=lambda ids: ["<s>" if i == 2 else f"▁w{i}" for i in ids])
     assert view.positions(DECODED, tokenizer) == ("0·<s>", "1·w1", "2·w1")
+
+
+def test_drawable_top_lists_a_distributions_nonzero_tokens_most_likely_first():
+    # logits of four tokens; a distribution that leaves tokens 3 and 0 (as top-k 2 would), written by hand
+    s = step((2,), [0.0, math.log(2), 0.0, math.log(6)], (), 0, [[[1.0]]])
+    top = view.drawable_top(s, [0.25, 0.0, 0.0, 0.75], n=3)
+    assert top.ids == (3, 0) and top.probs.tolist() == [0.75, 0.25]
+    assert top.chosen == 1  # the step chose token 0, second in the list
+    np.testing.assert_allclose(top.reference, [0.6, 0.1])  # the model's softmax: e^x / 10
+    assert view.drawable_top(s, [0.0, 0.0, 0.0, 1.0], n=3).chosen == -1
+
+
+def test_one_choice_only_when_every_step_leaves_a_single_token():
+    assert view.one_choice([np.array([0.0, 1.0, 0.0]), np.array([1.0, 0.0, 0.0])])
+    assert not view.one_choice([np.array([0.0, 1.0, 0.0]), np.array([0.9, 0.1, 0.0])])

@@ -73,6 +73,12 @@ STRINGS = {
               "top-p are on: they keep only the most likely tokens, whose mass reaches p.",
         "zh": "模型训练时用了标签平滑（ε = 0.1），约 10% 的概率被摊到整个词表上，所以在 T = 1 下直接采样常会抽到罕见词元。"
               "因此默认开启 top-k 和 top-p：只保留最可能、累计概率达到 p 的那些词元。"},
+    "decoding.sample.one_choice": {
+        "en": "With these settings, every step of this output leaves a single token to draw (the model is sure of "
+              "each): every seed gives this same output. Sampling differs where the model hesitates.",
+        "zh": "在当前设置下，这个输出的每一步都只剩一个词元可抽（模型对每个词元都很确定），所以任何随机种子都得到同样的输出。"
+              "模型犹豫时，采样才会不同。"},
+    "decoding.sample.hesitant": {"en": "Try a sentence where it hesitates: “{text}”", "zh": "试一个它会犹豫的句子：“{text}”"},
     "decoding.sample.rare": {"en": "At step {k}, the {n} tokens with p < 0.001 together hold {mass:.1%} of the model's probability.",
                              "zh": "第 {k} 步：概率低于 0.001 的 {n} 个词元合计占模型概率的 {mass:.1%}。"},
     "decoding.seed": {"en": "Seed", "zh": "随机种子"},

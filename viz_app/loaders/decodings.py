@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import streamlit as st
+import torch
 
 from core_model import decoding
 from core_model.checkpoints import CheckpointError
@@ -19,7 +20,7 @@ from . import cost, models
 from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
-           "decode", "continuation"]
+           "decode", "continuation", "sampling_probs"]
 
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
@@ -92,3 +93,9 @@ def continuation(name: str, src_text: str) -> str | None:
     except ValueError:  # an empty source, or a prompt that leaves no room to continue
         return None
     return models.load_model(name).tokenizers["tgt"].decode_visible(list(ids))
+
+
+def sampling_probs(logits, temperature: float, top_k: int, top_p: float):
+    """A step's distribution as sampling draws from it (core_model.decoding.sampling_distribution), over the whole
+    vocabulary as numpy: what the decoding page redraws while its sliders move. Not cached: one softmax."""
+    return decoding.sampling_distribution(torch.from_numpy(logits), temperature, top_k, top_p).numpy()

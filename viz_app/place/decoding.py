@@ -12,6 +12,7 @@ from .. import classroom, loaders, page, state
 from ..classroom import Latex
 from ..errors import message
 from ..figures import decoding as figs
+from ..examples import HESITANT
 from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..i18n import named, t
@@ -21,14 +22,15 @@ from . import predict
 
 # Sampling defaults: the models were trained with label smoothing (ε = 0.1), which leaves ~10% of the probability
 # on the ~1,300 tokens of the vocabulary, so plain sampling at T = 1 picked a token with p < 0.001 in 23 of 30 seeds
-# on the default sentence. Over 100 seeds on each of five sentences (tests/app/test_sampling_defaults.py), with the
-# translator retrained on 2026-11-23: top-k 10 with top-p 0.9 picked one with p = 0.0056; top-k 10 with top-p 0.8
-# none below 0.01 (lowest p 0.0223), while the outputs of the longest sentence still differ from seed to seed (6
-# distinct). top_k=0, top_p=1: off.
+# on the default sentence. Over 100 seeds on each of five sentences (tests/app/test_sampling_defaults.py keeps 50),
+# with the translator retrained on 2026-11-23: top-k 10 with top-p 0.9 picked one with p = 0.0056; top-k 10 with
+# top-p 0.8 none below 0.01 (lowest p 0.0223), while the outputs of the longest sentence still differ from seed to
+# seed (6 distinct). top_k=0, top_p=1: off.
 PARAMS = {  # name: (default, parse, low, high, step), the bounds of each method's widget
     "width": (4, state.parse_int, 1, 8, 1), "alpha": (0.6, float, 0.0, 2.0, 0.1),
     "temperature": (1.0, float, 0.1, 3.0, 0.1), "top_k": (10, state.parse_int, 0, 100, 1),
     "top_p": (0.8, float, 0.05, 1.0, 0.05), "seed": (0, state.parse_int, 0, 2**31 - 1, 1)}
+SHAPE = ("temperature", "top_k", "top_p")  # what shapes sampling's distribution (the seed only draws from it)
 METHOD_PARAMS = {"greedy": (), "beam": ("width", "alpha"), "sample": ("temperature", "top_k", "top_p", "seed")}
 FORMULAS = {
     "greedy": r"y_t = \arg\max_{w}\; p(w \mid y_{<t}, x)",
@@ -42,19 +44,26 @@ def usable(bounds: tuple, value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and bounds[0] <= value <= bounds[1]
 
 
-def param(name: str, column, own=None):
-    """A URL-synced number widget; a value outside its bounds (from a link or a script) falls back to the default:
+def param(name: str, own=None):
+    """A URL-synced number setting; a value outside its bounds (from a link or a script) falls back to the default:
     the model's own (`own`, from its generation_config.json) where it names one within the bounds, else ours."""
-    default, parse, low, high, step = PARAMS[name]
+    default, parse, low, high, _ = PARAMS[name]
     asked = getattr(own, name, None)  # a generation_config.json names no seed, for one
     if asked is not None and usable((low, high), asked):
         default = type(default)(asked)
     key = f"decoding.{name}"
-    value = state.setting(key, default, parse, partial(usable, (low, high)), say_stale=True)
-    st.session_state[key] = type(default)(value)  # a float slider refuses an int, and the reverse
+    value = type(default)(state.setting(key, default, parse, partial(usable, (low, high)), say_stale=True))
+    st.session_state[key] = value  # a float slider refuses an int, and the reverse
     state.publish(key)
-    widget = column.number_input if isinstance(default, int) else column.slider
-    return widget(t(key), low, high, step=step, key=key, help=t(f"{key}.help"))
+    return value
+
+
+def widget(name: str, column):
+    """The setting's widget (its value is already in the session: `param`)."""
+    default, _, low, high, step = PARAMS[name]
+    key = f"decoding.{name}"
+    draw = column.number_input if isinstance(default, int) else column.slider
+    return draw(t(key), low, high, step=step, key=key, help=t(f"{key}.help"))
 
 
 def controls() -> tuple[str, dict, object]:
@@ -72,12 +81,14 @@ def controls() -> tuple[str, dict, object]:
     # Read here, so a bad link is reported with the rest; a step past the end shows the last (the count
     # depends on the text and the method, known only after decoding).
     state.synced("decoding.step", 0, state.parse_int, lambda step: step >= 0)
-    columns = st.columns(4)
-    params = {name: param(name, column, own) for name, column in zip(METHOD_PARAMS[method], columns)}
+    params = {name: param(name, own) for name in METHOD_PARAMS[method]}
+    drawn = [name for name in METHOD_PARAMS[method] if name not in SHAPE]  # sampling's shape: beside its chart
+    for name, column in zip(drawn, st.columns(4)):
+        widget(name, column)
     if method != "sample":
         return method, params, None
     st.caption(t("decoding.sample.why"))
-    return method, params, st.empty()
+    return method, params, st.container()
 
 
 def own_generation(name: str):
@@ -154,8 +165,42 @@ def summary(decoded, k: int, labels, tokenizer) -> None:
 
 def top_chart(step, tokenizer, method: str) -> None:
     """The step's most likely next tokens; for sampling, the filtered distribution over the model's own."""
-    top = view.top(step, method)
-    sampled = method == "sample"
+    draw_top(view.top(step, method), tokenizer, method == "sample")
+
+
+@st.fragment
+def sampling_chart(step, tokenizer, applied: dict) -> None:
+    """Sampling's temperature, top-k and top-p with the step's distribution under them: moving one redraws the
+    chart in this fragment's run, from the step's logits, before the page samples again with it (`applied`: the
+    settings the page's decoding used)."""
+    now = {name: widget(name, column) for name, column in zip(SHAPE, st.columns(len(SHAPE)))}
+    probs = loaders.sampling_probs(step.logits, now["temperature"], now["top_k"], now["top_p"])
+    draw_top(view.drawable_top(step, probs, loaders.DECODE_TOP), tokenizer, True)
+    if any(now[name] != applied[name] for name in SHAPE):
+        st.rerun()  # the whole page: the tokens drawn with the new settings
+
+
+def one_choice_note(note, decoded, params: dict) -> None:
+    """Beside the sampling controls, where every step leaves one token to draw: say that no seed can change the
+    output, and offer the model's sentence where it hesitates."""
+    if note is None:
+        return
+    shape = {name: params[name] for name in SHAPE}
+    if not view.one_choice(loaders.sampling_probs(step.logits, **shape) for step in decoded.steps):
+        return
+    note.info(t("decoding.sample.one_choice"))
+    sentence = HESITANT.get(st.session_state["model"])
+    if sentence is not None and sentence != st.session_state["src"]:
+        note.button(t("decoding.sample.hesitant", text=sentence), key="decoding.hesitant", on_click=use, args=(sentence,))
+
+
+def use(sentence: str) -> None:
+    """on_click: the sentence becomes the session's text (a callback: the sidebar's box is not drawn yet)."""
+    st.session_state["src"] = sentence
+
+
+def draw_top(top: view.Top, tokenizer, sampled: bool) -> None:
+    """The top tokens as bars (for sampling, beside the model's own probability of each)."""
     pieces = [piece(tokenizer, i) for i in top.ids]
     title = t("decoding.top.sample" if sampled else "decoding.top.title", n=len(top.ids))
     fig = figs.top_k_bars(pieces, top.probs, top.chosen, title, t("decoding.top.x"), top.reference,

@@ -83,6 +83,21 @@ def top(step, method: str) -> Top:
     return Top(ids, np.asarray(probs), ids.index(step.chosen) if step.chosen in ids else -1, reference)
 
 
+def drawable_top(step, probs, n: int) -> Top:
+    """The n most likely tokens of `probs`, a step's distribution under some sampling settings ([vocab], from
+    its logits), without those it gives 0 (as `top`); `reference` is the model's own softmax of the same tokens."""
+    probs = np.asarray(probs)
+    order = [int(i) for i in np.argsort(-probs, kind="stable")[:n] if probs[i] > 0]
+    chosen = order.index(step.chosen) if step.chosen in order else -1
+    return Top(tuple(order), probs[order], chosen, softmax(step.logits)[order])
+
+
+def one_choice(distributions) -> bool:
+    """Whether each step's sampling distribution (along the decoded path) leaves a single token: then every seed
+    draws this very output, as greedy decoding does."""
+    return all(np.count_nonzero(p) == 1 for p in distributions)
+
+
 def cross_mean(step, layer: int) -> np.ndarray:
     """The step's cross-attention over the source at `layer`, averaged over heads: [src]."""
     return step.cross_attn[layer].mean(0)
