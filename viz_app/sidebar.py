@@ -7,7 +7,7 @@ from . import loaders, own_model, state
 from .errors import message
 from .examples import EXAMPLES, FIRST_SENTENCE
 from .i18n import LANGUAGES, t
-from .text import literal
+from .text import MAX_TEXT_CHARS, literal
 from .views import blocks
 from .views.explorer import Marks, marks_of
 
@@ -64,11 +64,19 @@ def open_cached(name: str) -> None:
 
 
 def text_box(sb, key: str, default: str) -> None:
+    """A text the link keeps (by its fingerprint past state.MAX_URL_TEXT characters), within MAX_TEXT_CHARS."""
     state.synced(key, default)
     state.drop_surrogates(key)
-    sb.text_input(t(f"sidebar.{key}"), key=key, help=t(f"sidebar.{key}.help"), max_chars=2000)
-    if not state.linkable(key):
-        sb.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+    state.cap_text(key, MAX_TEXT_CHARS)
+    sb.text_input(t(f"sidebar.{key}"), key=key, help=t(f"sidebar.{key}.help"), max_chars=MAX_TEXT_CHARS)
+    link_caption(sb, key)
+
+
+def link_caption(box, key: str) -> None:
+    """Under a text box: what the page's link keeps of a text too long to hold (state.link_note)."""
+    note = state.link_note(key)
+    if note:
+        box.caption(t(note, n=state.MAX_URL_TEXT))
 
 
 def texts(sb, cfg) -> None:
