@@ -21,7 +21,8 @@ SAID = "src.txt_said"  # (kind, i18n key, fields) of the last file, said once
 
 
 def render(sb, model: str, tokens: int) -> None:
-    """The expander under the sentence box; `tokens`: how many tokens of text `model` reads (loaders.readable)."""
+    """The expander under the sentence box; `tokens`: how many tokens of text `model` (its label, as Markdown) reads
+    (loaders.readable)."""
     ss = st.session_state
     ss[AREA] = ss.get("src", "")  # set before the widget is drawn: the sentence, however it changed
     said = ss.pop(SAID, None)

@@ -83,7 +83,7 @@ def texts(sb, cfg) -> None:
     """The sentence, with its longer form (a text area, a .txt file), and for a translator the target to force on
     the decoder."""
     text_box(sb, "src", EXAMPLES.get(st.session_state["model"], FIRST_SENTENCE))
-    long_text.render(sb, st.session_state["model"], loaders.readable(cfg))
+    long_text.render(sb, literal(own_model.labels()(st.session_state["model"])), loaders.readable(cfg))
     if cfg.architecture == "encoder-decoder":
         text_box(sb, "tgt", "")
 
