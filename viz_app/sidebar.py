@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import loaders, own_model, state
+from . import loaders, long_text, own_model, state
 from .errors import message
 from .examples import EXAMPLES, FIRST_SENTENCE
 from .i18n import LANGUAGES, t
-from .text import literal
+from .text import MAX_TEXT_CHARS, literal
 from .views import blocks
 from .views.explorer import Marks, marks_of
 
@@ -64,16 +64,26 @@ def open_cached(name: str) -> None:
 
 
 def text_box(sb, key: str, default: str) -> None:
+    """A text the link keeps (by its fingerprint past state.MAX_URL_TEXT characters), within MAX_TEXT_CHARS."""
     state.synced(key, default)
     state.drop_surrogates(key)
-    sb.text_input(t(f"sidebar.{key}"), key=key, help=t(f"sidebar.{key}.help"), max_chars=2000)
-    if not state.linkable(key):
-        sb.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+    state.cap_text(key, MAX_TEXT_CHARS)
+    sb.text_input(t(f"sidebar.{key}"), key=key, help=t(f"sidebar.{key}.help"), max_chars=MAX_TEXT_CHARS)
+    link_caption(sb, key)
+
+
+def link_caption(box, key: str) -> None:
+    """Under a text box: what the page's link keeps of a text too long to hold (state.link_note)."""
+    note = state.link_note(key)
+    if note:
+        box.caption(t(note, n=state.MAX_URL_TEXT))
 
 
 def texts(sb, cfg) -> None:
-    """The sentence, and for a translator the target to force on the decoder."""
+    """The sentence, with its longer form (a text area, a .txt file), and for a translator the target to force on
+    the decoder."""
     text_box(sb, "src", EXAMPLES.get(st.session_state["model"], FIRST_SENTENCE))
+    long_text.render(sb, literal(own_model.labels()(st.session_state["model"])), loaders.readable(cfg))
     if cfg.architecture == "encoder-decoder":
         text_box(sb, "tgt", "")
 

@@ -4,16 +4,20 @@ A key read through `synced` starts from the URL's query parameter (once per sess
 from its default, and is written back to the URL on every run, so a copied link reopens the
 same view. Widgets change their value before the run starts, so writing it back when it is
 read (just before its widget is drawn) keeps the URL current without an end-of-run hook.
+A text over MAX_URL_TEXT characters goes into the URL as its fingerprint (`src.sha`), and this
+server keeps the text (text_store): the link opens it on this server, while the server keeps it.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from .serving import DROPPED_LINK
+from .text_store import STORE
 
 _FROM_URL = "_read_from_url"
 _LINKED = "_linked"  # key -> the value the link gave it in this run (forget_noted empties it as a run starts)
 _HELD = "_held_link"  # key -> a link's value too long to stay in the URL (hold_long_link), until `synced` reads it
+SHA = ".sha"  # a link's `src.sha`: the fingerprint of a text too long for the link, which this server keeps (publish)
 
 
 def parse_int(raw: str) -> int:
@@ -43,6 +47,8 @@ def synced(key: str, default, parse=str, ok=None):
     from_url, linked = ss.setdefault(_FROM_URL, set()), ss.setdefault(_LINKED, {})
     if key not in ss:
         raw = st.query_params.get(key, ss.get(_HELD, {}).pop(key, None))
+        if raw is None and key not in from_url:
+            raw = from_fingerprint(key, default)
         value = default
         if raw is not None and key not in from_url:
             from_url.add(key)
@@ -120,6 +126,30 @@ def drop_surrogates(key: str) -> None:
         st.session_state.setdefault("_notices", []).append(("input.surrogate", {}))
 
 
+def from_fingerprint(key: str, default):
+    """The text whose fingerprint the link gives as `key`.sha (publish), or None: none given, one that is no
+    fingerprint (said as a link's bad value), or one this server does not keep (said: restarted, or pushed out)."""
+    raw = st.query_params.get(key + SHA, st.session_state.get(_HELD, {}).pop(key + SHA, None))
+    if raw is None:
+        return None
+    found = STORE.get(raw)
+    if found is None and STORE.well_formed(raw):
+        st.session_state.setdefault("_notices", []).append(("link.text_gone", {}))
+    elif found is None:
+        bad_link(key + SHA, raw, default)
+    return found
+
+
+def cap_text(key: str, most: int) -> None:
+    """Cut a text value over `most` characters before its widget is drawn, saying so: a text box cuts what is typed
+    (max_chars), this what a link or a script gave it."""
+    value = st.session_state.get(key)
+    if isinstance(value, str) and len(value) > most:
+        st.session_state[key] = value[:most]
+        st.session_state.setdefault("_notices", []).append(("input.chars_cut", {"n": len(value), "keep": most}))
+        publish(key)
+
+
 def hold_long_link() -> None:
     """Take a link's values longer than MAX_URL_TEXT out of the URL, in one message, before anything is written to it:
     Streamlit sends the whole query string again with every write, and a 100 KB value sent 12 times made each open of
@@ -184,14 +214,30 @@ def linkable(key: str) -> bool:
     return len(url_text(st.session_state.get(key, ""))) <= MAX_URL_TEXT
 
 
+def link_note(key: str) -> str | None:
+    """The i18n key of what a text box says of its text in the link (n=MAX_URL_TEXT): None where the link holds the
+    text, "input.fingerprint" where it holds the text's fingerprint (publish), "input.unlinked" where neither."""
+    if linkable(key):
+        return None
+    return "input.fingerprint" if STORE.fits(url_text(st.session_state.get(key, ""))) else "input.unlinked"
+
+
 def publish(key: str) -> None:
-    """Mirror the session's value of `key` into the URL (text that cannot go in a link is left out)."""
+    """Mirror the session's value of `key` into the URL. A text over MAX_URL_TEXT characters goes in as its
+    fingerprint, `key`.sha, the server keeping the text (text_store); one too long for that too is left out."""
     value = st.session_state.get(key)
     if value is None:
         return
     text = url_text(value)
-    if len(text) > MAX_URL_TEXT:
-        if key in st.query_params:
-            del st.query_params[key]
-    elif st.query_params.get(key) != text:
-        st.query_params[key] = text
+    long = len(text) > MAX_URL_TEXT
+    put(key, None if long else text)
+    put(key + SHA, STORE.put(text) if long else None)
+
+
+def put(param: str, value: str | None) -> None:
+    """Set the URL's `param` to `value`, or take it out for None; nothing is sent where it already is so."""
+    if value is None:
+        if param in st.query_params:
+            del st.query_params[param]
+    elif st.query_params.get(param) != value:
+        st.query_params[param] = value

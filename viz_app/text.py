@@ -11,6 +11,47 @@ import unicodedata
 from dataclasses import dataclass
 
 
+# The most characters a text box takes (the sidebar's sentence, its longer text, a .txt file): 8 for each of 4,096
+# tokens, room for the longest text the shipped models read (lm-en: 2,027 tokens, about 5,100 characters of English)
+# and an operator's model of 4,096 positions. Tokenizing that many takes 10-50 ms; the run is cut to what the model
+# reads (prepare), and the cut is said.
+CHARS_PER_TOKEN = 8
+MAX_TEXT_CHARS = CHARS_PER_TOKEN * 4096
+MAX_TXT_BYTES = 256 * 1024  # a .txt file read at most: 4 bytes a character (UTF-8) for every character a box takes, x2
+LINE_BREAKS = re.compile(r"\s*[\t\n\v\f\r\x1c-\x1e\x85\u2028\u2029]\s*")
+
+
+def text_chars(tokens: int) -> int:
+    """About how many characters a model that reads `tokens` tokens needs, within MAX_TEXT_CHARS."""
+    return min(MAX_TEXT_CHARS, CHARS_PER_TOKEN * tokens)
+
+
+def flatten(text: str) -> str:
+    """Lines and tabs joined by one space: a pasted or uploaded text as one line (clean would drop a line break,
+    gluing the words on either side)."""
+    return LINE_BREAKS.sub(" ", text).strip()
+
+
+def read_txt(data: bytes) -> tuple[str | None, tuple[str, dict]]:
+    """A .txt file's text, flattened and within MAX_TEXT_CHARS, and what to tell the user (i18n key, fields); the
+    text is None where the file is refused: over MAX_TXT_BYTES, not UTF-8, binary, or empty."""
+    if len(data) > MAX_TXT_BYTES:
+        return None, ("txt.too_big", {"n": len(data), "most": MAX_TXT_BYTES})
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark first is no character of the text
+    except UnicodeDecodeError as error:
+        return None, ("txt.not_utf8", {"at": error.start})
+    controls = sum(unicodedata.category(c) == "Cc" and c not in "\t\n\v\f\r" for c in text)
+    if "\x00" in text or controls > len(text) // 100:
+        return None, ("txt.binary", {})
+    text = flatten(text)
+    if not text:
+        return None, ("txt.empty", {})
+    if len(text) > MAX_TEXT_CHARS:
+        return text[:MAX_TEXT_CHARS], ("txt.cut", {"n": len(text), "keep": MAX_TEXT_CHARS})
+    return text, ("txt.read", {"n": len(text)})
+
+
 def clean(text: str) -> tuple[str, list[tuple[str, dict]]]:
     """Remove what no tokenizer can take (lone surrogates) or should see (control characters)."""
     notices = []

@@ -7,6 +7,7 @@ from viz_app.registry import NAMES
 from tests.app.conftest import assert_clean, open_link, open_page, rendered, shown
 from viz_app import loaders, sidebar
 from viz_app.i18n import text
+from viz_app.text import MAX_TEXT_CHARS
 
 PAGE_NAMES = list(NAMES)
 NEEDS_SENTENCE = [p for p in PAGE_NAMES if p not in ("positional", "worked_example", "masks")]  # those have their own input
@@ -144,12 +145,13 @@ def test_the_longest_text_that_fits_is_shown_whole_and_one_token_more_is_cut_and
             assert loaders.continuation(model, typed)
 
 
-def test_a_100k_character_sentence_is_cut_to_the_model_and_says_by_how_much():
+def test_a_100k_character_sentence_is_cut_to_what_a_box_takes_then_to_the_model_and_says_by_how_much():
     tokenizer = loaders.load_model(loaders.DEFAULT_MODEL).tokenizers["src"]
-    n = len(tokenizer.encode(CASES["huge"]))
+    n = len(tokenizer.encode(CASES["huge"][:MAX_TEXT_CHARS]))
     keep = loaders.readable(loaders.load_model(loaders.DEFAULT_MODEL).config)
     at = open_page("tokens", src=CASES["huge"])
     assert_clean(at)
+    assert text("input.chars_cut", "en", n=len(CASES["huge"]), keep=MAX_TEXT_CHARS) in page_messages(at)
     assert text("input.truncated", "en", n=n, keep=keep) in page_messages(at)
     assert len(at.dataframe[0].value) == keep
 
@@ -252,12 +254,12 @@ def test_an_odd_teacher_forcing_target_is_cleaned_cut_or_named_too(case):
         assert text(said, "en").split("{")[0] in page_messages(at)
 
 
-def test_a_sentence_too_long_for_a_link_is_kept_here_and_said_to_be_left_out_of_the_link():
-    at = open_page("overview", src=CASES["huge"])
+def test_a_sentence_too_long_for_a_link_is_kept_here_and_the_link_said_to_hold_its_fingerprint():
+    at = open_page("overview", src=CASES["huge"][:5000])
     assert_clean(at)
-    assert "src" not in at.query_params  # browsers and servers cap a URL's length
-    assert at.session_state["src"] == CASES["huge"]
-    assert text("input.unlinked", "en", n=1000) in [c.value for c in at.sidebar.caption]
+    assert "src" not in at.query_params and "src.sha" in at.query_params  # browsers and servers cap a URL's length
+    assert at.session_state["src"] == CASES["huge"][:5000]
+    assert text("input.fingerprint", "en", n=1000) in [c.value for c in at.sidebar.caption]
     short = open_page("overview", src="i see him")
     assert short.query_params["src"] == "i see him"
-    assert text("input.unlinked", "en", n=1000) not in [c.value for c in short.sidebar.caption]
+    assert text("input.fingerprint", "en", n=1000) not in [c.value for c in short.sidebar.caption]

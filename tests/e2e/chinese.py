@@ -31,7 +31,7 @@ FILE_TYPES = {"csv", "json", "safetensors", "md", "model", "zip", "html", "png"}
 NAMES = {
     "Transformer", "BERT", "GPT", "MiniLM", "WordPiece", "BPE", "sentencepiece", "PCA", "CSV", "PNG", "HTML", "MB",
     "KB", "GB", "AER", "Adam", "zip", "JSON", "safetensors", "pickle", "UTF", "ASCII", "CPU", "URL", "ID", "id",
-    "ids", "English", "Hugging", "Face", "CLS", "SEP", "UNK", "PAD", "pad", "unk", "bos", "eos", "Enter",
+    "ids", "English", "Hugging", "Face", "CLS", "SEP", "UNK", "PAD", "pad", "unk", "bos", "eos", "Enter", "Ctrl", "txt",
     "PyTorch", "Captum", "Abnar", "Zuidema",  # a library, and the authors a method is cited by
 }
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*")  # d_model, W_Q, ffn.hidden: one word each

@@ -1,11 +1,13 @@
 """A 2,048-position text of lm-en in a real browser: every page draws, and no websocket message is over 2 MB."""
 import base64
+import re
 from urllib.parse import urlencode
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.app.test_long_input import WORDS
-from tests.e2e.conftest import TIMEOUT_MS, wait_idle
+from tests.e2e.conftest import TIMEOUT_MS, sidebar_input, wait_idle
 from viz_app.i18n import text
 from viz_app.registry import NAMES, PAGES
 
@@ -60,3 +62,28 @@ def test_every_message_of_a_page_at_2048_positions_is_under_2_mb(visitor, server
 
 def title_key(name: str) -> str:
     return next(p.title_key for p in PAGES if p.name == name)
+
+
+def test_a_txt_file_of_2048_positions_reaches_them_all_and_its_link_holds_its_fingerprint(browser, server):
+    """Item 8 of "In front of a class": a .txt file uploaded in the sidebar fills lm-en's 2,048 positions (the page
+    says the cut to 2,027 tokens), and the URL holds the text's fingerprint, not the text (the same link opened by
+    another session: tests/app/test_long_text.py)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{server}/overview?model=lm-en")
+        wait_idle(page)
+        box = page.locator('[data-testid="stSidebar"] [data-testid="stExpander"]').filter(
+            has_text=text("long.title", "en"))
+        box.locator("summary").click()
+        uploaded = long_text()
+        box.locator('input[type="file"]').set_input_files(
+            files=[{"name": "lesson.txt", "mimeType": "text/plain", "buffer": uploaded.encode()}])
+        page.wait_for_function("() => [...document.querySelectorAll('[data-testid=\"stAlert\"]')]"
+                               ".some(a => a.innerText.includes('2027'))")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert re.search(r"[?&]src\.sha=[0-9a-f]{20}(&|$)", page.url) and "src=" not in page.url, page.url
+        expect(sidebar_input(page, text("sidebar.src", "en"))).to_have_value(uploaded.strip())
+    finally:
+        context.close()

@@ -15,7 +15,8 @@ MODEL_VALUE = "() => document.querySelector(`input[aria-label='Model']`).value"
 
 
 def upload(page, name: str, data: bytes) -> None:
-    page.locator(f"{SIDEBAR} input[type=file]").set_input_files(
+    own = page.locator(f'{SIDEBAR} [data-testid="stExpander"]').filter(has_text=text("own.title", "en"))
+    own.locator("input[type=file]").set_input_files(  # the sidebar's other uploader takes a .txt
         {"name": name, "mimeType": "application/zip", "buffer": data})
 
 

@@ -65,6 +65,19 @@ STRINGS = {
     "input.unlinked": {"en": "Over {n} characters: this text is left out of the page's link, so a copied link "
                              "opens without it.",
                        "zh": "超过 {n} 个字符：此文本不会写入页面链接，复制的链接打开时不含它。"},
+    "input.fingerprint": {"en": "Over {n} characters: the page's link holds this text's fingerprint, not the text. "
+                                "It opens the text on this server only, while the server keeps it (not after a "
+                                "restart, nor once many newer long texts have pushed it out).",
+                          "zh": "超过 {n} 个字符：页面链接里存的是此文本的指纹，而不是文本本身。它只能在这台服务器上打开此文本，"
+                                "且服务器仍保存着它时才行（服务器重启后，或被许多更新的长文本挤出后就不行了）。"},
+    "input.chars_cut": {"en": "The text has {n:,} characters; a text box takes at most {keep:,}, so the rest was left "
+                              "out.",
+                        "zh": "文本有 {n:,} 个字符；文本框最多接受 {keep:,} 个，其余部分已略去。"},
+    "link.text_gone": {"en": "The link holds the fingerprint of a long text that this server no longer keeps (it "
+                             "restarted, or newer long texts pushed it out), so the usual sentence is shown. Ask for "
+                             "the text itself, or a new link.",
+                       "zh": "链接里存的是一段长文本的指纹，而这台服务器已不再保存该文本（服务器重启过，或被更新的长文本挤出），"
+                             "因此显示默认句子。请向对方索要文本本身或一个新链接。"},
     "load.failed": {"en": "The model {name} could not be loaded: {reason}", "zh": "无法加载模型 {name}：{reason}"},
     "load.none": {"en": "No models were found in assets/models/.", "zh": "assets/models/ 中没有找到模型。"},
     "load.progress": {"en": "{file} — {done} / {total} MB read", "zh": "{file} — 已读取 {done} / {total} MB"},

@@ -71,8 +71,8 @@ def two_sentences(run, cfg):
     state.follow_default(TEXT, SECOND_SENTENCES.get(ss["model"], ss.get("src", "")))  # the model's example
     state.drop_surrogates(TEXT)
     text = right.text_input(t(TEXT), key=TEXT, help=t(f"{TEXT}.help"), max_chars=2000)  # the sidebar's bound
-    if not state.linkable(TEXT):
-        right.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+    if state.link_note(TEXT):  # the link holds the text's fingerprint (state.publish)
+        right.caption(t(state.link_note(TEXT), n=state.MAX_URL_TEXT))
     other = second_run(ss["model"], text, "explorer.compare.text.empty", run.notices)
     if other is None:
         return None

@@ -25,8 +25,8 @@ def batch_input() -> tuple[str, ...]:
     state.drop_surrogates("masks.batch")
     lines, problem = view.batch_lines(st.text_area(t("masks.batch.label"), key="masks.batch", height=130,
                                                    help=t("masks.batch.help"), max_chars=2000))
-    if not state.linkable("masks.batch"):
-        st.caption(t("input.unlinked", n=state.MAX_URL_TEXT))
+    if state.link_note("masks.batch"):  # the link holds the text's fingerprint (state.publish)
+        st.caption(t(state.link_note("masks.batch"), n=state.MAX_URL_TEXT))
     page.show_noted()
     if problem:
         page.show_notices([problem])
