@@ -31,16 +31,12 @@ k = place.step_control(len(decoded.steps))
 step = decoded.steps[k]
 if not place.guess_first(decoded, k, labels, tokenizer, method, params):
     st.stop()  # every chart below shows the chosen token
-place.rare_note(note, step, k)
-place.one_choice_note(note, decoded, params)
+place.sampling_notes(note, decoded, k, params)
 left, right = st.columns(2)
 with left:
     place.summary(decoded, k, labels, tokenizer)
 with right:
-    if method == "sample":
-        place.sampling_chart(step, tokenizer, params)
-    else:
-        place.top_chart(step, tokenizer, method)
+    place.next_tokens(step, tokenizer, method, params)
 layer = page.layer(cfg.n_decoder_layers, "decoding.layer_note")
 
 st.subheader(t("decoding.cross"))

@@ -68,7 +68,7 @@ def widget(name: str, column):
 
 def controls() -> tuple[str, dict, object]:
     """The method radio and its parameters; returns (method, keyword arguments for loaders.decode, and for
-    sampling the place beside its controls where `rare_note` says the current step's numbers, else None).
+    sampling the place beside its controls where `sampling_notes` says the current step's numbers, else None).
     The page's explanation goes above them, with the chosen method's formulas."""
     own = own_generation(st.session_state["model"])
     method = state.setting("decoding.method", own.method if own else "greedy", ok=METHOD_PARAMS.__contains__,
@@ -113,11 +113,14 @@ def own_settings(own) -> str:
     return said
 
 
-def rare_note(note, step, k: int) -> None:
-    """Beside the sampling controls: how much of the model's probability its rare tokens hold at step k."""
-    if note is not None:
-        rare = view.rare(step)
-        note.caption(t("decoding.sample.rare", k=k, n=rare.count, mass=rare.mass))
+def sampling_notes(note, decoded, k: int, params: dict) -> None:
+    """Beside the sampling controls (`note`, None for another method): how much of the model's probability its rare
+    tokens hold at step k, and whether any seed could change the output (one_choice_note)."""
+    if note is None:
+        return
+    rare = view.rare(decoded.steps[k])
+    note.caption(t("decoding.sample.rare", k=k, n=rare.count, mass=rare.mass))
+    one_choice_note(note, decoded, params)
 
 
 def about(method: str) -> None:
@@ -163,6 +166,14 @@ def summary(decoded, k: int, labels, tokenizer) -> None:
     st.text(tokenizer.decode_visible(list(decoded.ids)))
 
 
+def next_tokens(step, tokenizer, method: str, params: dict) -> None:
+    """The step's next-token chart: for sampling with its settings beside it (sampling_chart)."""
+    if method == "sample":
+        sampling_chart(step, tokenizer, params)
+    else:
+        top_chart(step, tokenizer, method)
+
+
 def top_chart(step, tokenizer, method: str) -> None:
     """The step's most likely next tokens; for sampling, the filtered distribution over the model's own."""
     draw_top(view.top(step, method), tokenizer, method == "sample")
@@ -183,8 +194,6 @@ def sampling_chart(step, tokenizer, applied: dict) -> None:
 def one_choice_note(note, decoded, params: dict) -> None:
     """Beside the sampling controls, where every step leaves one token to draw: say that no seed can change the
     output, and offer the model's sentence where it hesitates."""
-    if note is None:
-        return
     shape = {name: params[name] for name in SHAPE}
     if not view.one_choice(loaders.sampling_probs(step.logits, **shape) for step in decoded.steps):
         return
