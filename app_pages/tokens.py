@@ -13,7 +13,8 @@ st.title(t("page.tokens"))
 classroom.intro(t("tokens.intro"), t("tokens.formula"), Latex(r"x_i = E[t_i]\,\sqrt{d_{\mathrm{model}}} + PE_i"))
 state.setting("tokens.k", 5, state.parse_int, views.K_CHOICES.__contains__, say_stale=True)
 run = page.current_run()
-k = st.number_input(t("tokens.k"), 1, views.K_MAX, key="tokens.k")
+with classroom.folded(t("tokens.k")):  # presenting, the embeddings' heatmap then starts on the first screen
+    k = st.number_input(t("tokens.k"), 1, views.K_MAX, key="tokens.k")
 
 sides = views.shown_sides(run, cfg.sides)
 for side, holder in zip(sides, st.tabs([t(f"tokens.side.{s}") for s in sides]) if len(sides) > 1 else [st.container()]):

@@ -17,14 +17,23 @@ KEYS = ("present", "predict", "lesson")  # kept across pages (app.py)
 INK = {"light": "#1f2430", "dark": "#e8eaf0"}
 CSS = """<style>
 html { font-size: 20px !important; }
-[data-testid="stMainBlockContainer"] { padding-top: 1.2rem !important; padding-bottom: 1rem !important; }
+[data-testid="stMainBlockContainer"] { padding-top: 1rem !important; padding-bottom: 1rem !important; }
 [data-testid="stHeader"] { height: 0 !important; min-height: 0 !important; }
 [data-testid="stVerticalBlock"] { gap: .45rem !important; }
-h1 { font-size: 1.6rem !important; padding: 0 !important; margin-bottom: .4rem !important; }
-h2, h3 { font-size: 1.25rem !important; padding: .2rem 0 !important; }
+h1 { font-size: 1.6rem !important; padding: 0 !important; margin-bottom: 0 !important; }
+h2, h3 { font-size: 1.25rem !important; padding: 0 !important; }
+[data-testid="stHeading"] [data-testid="stMarkdownContainer"] { margin-bottom: 0 !important; }
+[data-testid="stGraphVizChart"] svg { max-height: 75vh; }
 [data-testid="stCaptionContainer"], [data-testid="stWidgetLabel"] p, [data-testid="stMarkdownContainer"] p
   { font-size: 18px !important; }
+[data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"], [data-testid="stWidgetLabel"] p
+  { white-space: normal !important; overflow: visible !important; }
 </style>"""
+# Why the two rules after the headings' and the labels' sizes: Streamlit pulls the element after a heading up by 1rem
+# (its markdown's margin-bottom), taken back by the heading's own 1rem of padding below; with the padding cut to
+# .2rem the chart below covered the heading's last 16 px (the diagram, drawn as wide as its column, is held to
+# three quarters of the screen so that it still fits below its heading). And a widget label with a help icon is one line cut with
+# an ellipsis: at 18 px "Remove the padding mask" lost its last word in a third of the page.
 
 
 def early(key: str, default):

@@ -4,12 +4,15 @@ mode's folded prose and readable charts, and the guided lesson's panel.
 
 Every right answer is computed here from the model or from the formula, never read from the page.
 """
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from core_model import load
 from core_model.nn.positional import sinusoidal_table
 from core_model.trace import run_with_trace
+from viz_app.figures.present import rows_height
 from viz_app.loaders import MODELS_DIR
 from viz_app.sidebar import EXAMPLES
 
@@ -84,7 +87,10 @@ def test_presenter_mode_folds_the_prose_and_makes_every_label_18_px():
     assert at.main.expander[0].latex  # the formula folded with the text
     fig = named_chart(at, "self_attention.x")
     layout = fig["layout"]
-    assert layout["font"]["size"] >= 18 and layout["title"]["font"]["size"] >= 18 and layout["height"] <= 380
+    assert layout["font"]["size"] >= 18 and layout["title"]["font"]["size"] >= 18
+    rows = len(fig["data"][0]["y"])  # labelled one by one (heatmap.every_label): each gets an 18 px label's 24 px
+    traces = [SimpleNamespace(yaxis=trace.get("yaxis"), y=trace.get("y")) for trace in fig["data"]]
+    assert layout["yaxis"]["dtick"] == 1 and layout["height"] == max(380, rows_height(layout, traces)) >= rows * 24
     assert all(layout[a]["tickfont"]["size"] >= 18 for a in layout if a.startswith(("xaxis", "yaxis")))
     assert [b.key for b in at.button if b.key.startswith("self_attention.stage.")] == [
         "self_attention.stage.back", "self_attention.stage.next"]

@@ -17,6 +17,9 @@ from core_model.decoding import greedy
 from core_model.trace import run_with_trace
 from tests.e2e.chinese import english_leaks
 from tests.e2e.conftest import ARTIFACTS, CHART, HEIGHT, PAGES, TIMEOUT_MS, WIDTH, wait_idle
+from tests.e2e.layout import layout_faults
+from viz_app.figures.heatmap import EVERY_LABEL
+from viz_app.figures.present import MAX_HEIGHT
 from viz_app.lesson import STEPS
 from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR
 from viz_app.sidebar import EXAMPLES
@@ -43,13 +46,13 @@ def rgb(css: str) -> tuple[int, ...]:
 # The first chart's box; every chart's labels: plotly's tick labels (font size and colour) and the text of a
 # graphviz diagram, drawn scaled to its column (its height on screen, with its colour).
 LAYOUT = """(selector) => {
-    const first = document.querySelector(selector).getBoundingClientRect();
+    const chart = document.querySelector(selector), first = chart.getBoundingClientRect();
     const ticks = [...document.querySelectorAll('.js-plotly-plot .xtick text, .js-plotly-plot .ytick text')]
         .map(t => getComputedStyle(t)).map(s => [parseFloat(s.fontSize), s.fill])
         .concat([...document.querySelectorAll('[data-testid="stGraphVizChart"] svg text')]
         .map(t => [t.getBoundingClientRect().height, getComputedStyle(t).fill]));
     const sidebar = document.querySelector('[data-testid="stSidebar"]');
-    return {first: [first.top, first.bottom, first.left, first.right], ticks,
+    return {first: [first.top, first.bottom, first.left, first.right], height: chart.layout?.height ?? 0, ticks,
             background: getComputedStyle(document.querySelector('.stApp')).backgroundColor,
             sidebar: sidebar ? sidebar.getBoundingClientRect().right : null};
 }"""
@@ -78,12 +81,17 @@ def test_presenter_mode_fits_a_projector(tabs, server, allowed, name, lang):
     page.screenshot(path=str(folder / f"{lang}-{name}.png"))
     shown = page.evaluate(LAYOUT, CHART)
     top, bottom, left, right = shown["first"]
-    assert 0 <= top and bottom <= HEIGHT and 0 <= left and right <= WIDTH, f"first chart at {shown['first']}"
+    # a heatmap made taller than MAX_HEIGHT to label each of its rows (present.rows_height) runs on below the screen,
+    # but starts where a chart of MAX_HEIGHT would fit
+    fits = bottom <= HEIGHT or shown["height"] > MAX_HEIGHT and top + MAX_HEIGHT <= HEIGHT
+    assert 0 <= top and fits and 0 <= left and right <= WIDTH, f"first chart at {shown['first']}"
     assert shown["sidebar"] is not None and shown["sidebar"] <= 0  # collapsed: off the screen's left edge
     assert shown["ticks"], "no labels drawn"
     assert min(size for size, _ in shown["ticks"]) >= 18
     background = rgb(shown["background"])
     assert min(contrast(rgb(fill), background) for _, fill in shown["ticks"]) >= 4.5
+    # no heading under a chart, every token of a short axis labelled, no legend to scroll, no widget label cut short
+    assert layout_faults(page, EVERY_LABEL) == {"covered": [], "unlabelled": [], "scrolled": [], "cut": []}
     if lang == "zh":
         assert english_leaks(page, allowed) == []
         assert re.search(r"[\u4e00-\u9fff]", page.locator("h1").first.inner_text())

@@ -216,3 +216,15 @@ def test_a_long_matrix_is_drawn_with_its_rows_averaged_in_labelled_blocks():
     assert y[1] == f"{block}·t … {2 * block - 1}·t" and y[-1].endswith("2047·t")
     small = spec(heatmap.matrix(z[:64], None, labels[:64], "t"))
     np.testing.assert_array_equal(decode(small["data"][0]["z"])[10], z[10])  # short: every row as it is
+
+
+def test_the_grid_s_head_names_alternate_between_two_lines_from_nine_heads():
+    from viz_app.figures.attention import STAGGER, grid
+
+    def lifts(n_heads):
+        fig = grid(np.full((2, n_heads, 3, 3), 0.5, np.float32), ["L0", "L1"], [f"head {h}" for h in range(n_heads)],
+                   "{layer} {head}")
+        return [a.yshift or 0 for a in fig.layout.annotations if a.text.startswith("head")]
+
+    assert lifts(4) == [0] * 4
+    assert lifts(12) == [0, STAGGER] * 6  # MiniLM's twelve: each line's names are two tiles apart

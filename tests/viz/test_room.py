@@ -26,11 +26,17 @@ def test_the_left_margin_grows_with_the_longest_row_label_and_automargin_is_off(
 
 
 def test_labels_at_45_degrees_need_the_diagonal_of_the_longest_one():
-    labels = [f"token{i}" for i in range(12)]  # more than 8: heatmap turns them by -45 degrees
-    fig = heatmap.matrix(np.zeros((2, 12)), labels, ["a", "b"], "t")
+    labels = [f"token{i}" for i in range(12)]
+    layout = fit({"xaxis": {"tickangle": -45}, "yaxis": {}}, [{"type": "heatmap", "x": labels, "y": ["a", "b"]}])
     wide, high = text_width("token10", TICK), TICK * LINE
-    assert fig.layout.xaxis.tickangle == -45
-    assert fig.layout.margin.b == pytest.approx(10 + PAD + (wide + high) * np.sqrt(0.5), abs=1)
+    assert layout["margin"]["b"] == pytest.approx(10 + PAD + (wide + high) * np.sqrt(0.5), abs=1)
+
+
+def test_labels_left_to_plotly_get_room_for_the_farthest_angle_it_may_turn_them():
+    labels = [f"token{i}" for i in range(12)]  # more than 8: level if they fit, else upright, as plotly finds
+    fig = heatmap.matrix(np.zeros((2, 12)), labels, ["a", "b"], "t")
+    assert fig.layout.xaxis.tickangle is None and tuple(fig.layout.xaxis.autotickangles) == (0, -90)
+    assert fig.layout.margin.b == pytest.approx(10 + PAD + text_width("token10", TICK), abs=1)
 
 
 def test_an_axis_title_adds_a_line_of_its_own():
@@ -87,3 +93,25 @@ def test_a_figure_without_axes_or_colour_bars_keeps_its_margins():
 def test_presenter_mode_hands_the_room_back_to_plotly_for_its_larger_text():
     fig = readable(heatmap.matrix(np.zeros((2, 2)), list("ab"), list("ab"), "t"), "#000")
     assert fig.layout.xaxis.automargin is True and fig.layout.yaxis.automargin is True
+
+
+def test_an_axis_of_twenty_tokens_or_fewer_labels_every_one_and_a_longer_one_is_left_to_plotly():
+    few = heatmap.matrix(np.zeros((20, 3)), list("abc"), [f"t{i}" for i in range(20)], "t")
+    many = heatmap.matrix(np.zeros((21, 3)), list("abc"), [f"t{i}" for i in range(21)], "t")
+    assert (few.layout.yaxis.tickmode, few.layout.yaxis.dtick) == ("linear", 1) and few.layout.xaxis.dtick == 1
+    assert many.layout.yaxis.dtick is None and many.layout.yaxis.tickmode is None
+
+
+def test_on_a_projector_each_labelled_row_gets_a_label_s_height_and_a_long_legend_goes_below():
+    from viz_app.figures.layers import norm_lines
+    from viz_app.figures.present import ROW, SIZE
+
+    labels = [f"{i}·tok" for i in range(14)]
+    fig = readable(heatmap.matrix(np.zeros((14, 14)), labels, labels, "t"), "#000")
+    assert fig.layout.height >= 14 * SIZE * ROW  # not MAX_HEIGHT's 380 px, ~14 px a row
+    few = readable(heatmap.matrix(np.zeros((3, 3)), list("abc"), list("abc"), "t"), "#000")
+    assert few.layout.height == 380
+    lines = readable(norm_lines(np.ones((5, 14)), list("abcde"), labels, "t"), "#000")
+    assert lines.layout.legend.orientation == "h"  # 14 entries beside a ~140 px plot would scroll
+    short = readable(norm_lines(np.ones((5, 2)), list("abcde"), labels[:2], "t"), "#000")
+    assert short.layout.legend.orientation is None

@@ -18,6 +18,10 @@ GRID_SIDE = 256  # a head's tile is at most this many cells a side: a long input
 LINE_COLOR = "rgb(31, 78, 156)"
 MASKED_COLOR = "rgb(200, 200, 200)"  # cells the mask forbids, told apart from filtered (blank) ones
 LINE_BUCKETS = 10  # one trace per opacity step, each a None-separated polyline: light however many lines
+# From this many heads the grid's head names alternate between two lines, each two tiles wide: one tile of
+# MiniLM's twelve is ~60 px on a projector, and "head 9head 10" ran together at 18 px.
+STAGGER_FROM = 9
+STAGGER = 24  # px: the second line's lift, an 18 px name's height
 
 
 # Pooling is how the grid keeps to its bytes budget, a drawing decision: it lives with the figure, and the
@@ -80,7 +84,8 @@ def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int
                "customdata": [[c[2], c[3]] for c in centres], "text": [hint.format(layer=l, head=h) for *_, l, h in centres],
                "hovertemplate": "%{text}<extra></extra>", "marker": {"size": 1, "color": "rgba(0,0,0,0)"}}
     heat = {"type": "heatmap", "z": tiled(small, gap), "coloraxis": "coloraxis", "hoverinfo": "skip"}
-    titles = [dict(text=name, x=h * (n_k + gap) + (n_k - 1) / 2, y=-0.5, yanchor="bottom")
+    lift = STAGGER if n_heads >= STAGGER_FROM else 0
+    titles = [dict(text=name, x=h * (n_k + gap) + (n_k - 1) / 2, y=-0.5, yanchor="bottom", yshift=lift * (h % 2))
               for h, name in enumerate(head_names)]
     titles += [dict(text=name, x=n_heads * (n_k + gap) - gap - 0.5, y=l * (n_q + gap) + (n_q - 1) / 2,
                     xanchor="left", textangle=90) for l, name in enumerate(layer_names)]
@@ -88,7 +93,7 @@ def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int
     layout = {"meta": meta, "annotations": [dict(t, showarrow=False) for t in titles],
               "xaxis": dict(hidden, constrain="domain"), "yaxis": dict(hidden, autorange="reversed"),
               "coloraxis": {"colorscale": colorscale(ATTENTION_SCALE), "cmin": 0, "cmax": 1},
-              "hoverdistance": -1, "height": 60 + 140 * n_layers, "margin": margin(40, 10, 10) | {"r": 40}}
+              "hoverdistance": -1, "height": 60 + lift + 140 * n_layers, "margin": margin(40 + lift, 10, 10) | {"r": 40}}
     if selected is not None and 0 <= selected[0] < n_layers and 0 <= selected[1] < n_heads:
         rows, cols = tile(meta, *selected)
         layout["shapes"] = [dict(type="rect", x0=cols.start - 0.5 - gap / 3, x1=cols.stop - 0.5 + gap / 3,

@@ -12,6 +12,9 @@ DIVERGING_SCALE = "RdBu_r"  # for signed values (embeddings, scores): 0 is white
 
 
 MAX_CELLS = 120_000  # cells one heatmap sends at most (~0.65 MB of base64); a longer text's rows are averaged
+# An axis of this many tokens or fewer labels every one: left to itself plotly spaces a category axis's ticks by
+# its length and font, and on a projector it labelled every other token.
+EVERY_LABEL = 20
 
 
 def spans(labels, block: int) -> list[str]:
@@ -74,10 +77,21 @@ def parts(values, x_labels=None, y_labels=None, title: str = "", zrange=None, sc
         colours.update(cmin=zrange[0], cmax=zrange[1])
     trace = heat(shown, x, y, f"%{{y}} → %{{x}}<br>%{{z:{hover_fmt}}}", blocked)
     layout = {"coloraxis": colours, "margin": margin(40 if title else 10), "title": {"text": title},
-              "xaxis": {"title": {"text": x_title}, "side": "bottom", "tickangle": -45 if len(x) > 8 else 0},
+              "xaxis": {"title": {"text": x_title}, "side": "bottom", **turned(len(x))},
               "yaxis": {"title": {"text": y_title}, "autorange": "reversed"}}
     if x_labels is not None:
-        layout["xaxis"]["type"] = "category"
+        layout["xaxis"].update(type="category", **every_label(len(x)))
     if y_labels is not None:
-        layout["yaxis"]["type"] = "category"
+        layout["yaxis"].update(type="category", **every_label(len(y)))
     return trace, layout
+
+
+def turned(n: int) -> dict:
+    """An x axis's label angle for n columns: level for a few; else level where they fit side by side, or upright
+    (-90°) where plotly finds they would not: at -45° a narrow chart's labels of every token touched each other."""
+    return {"autotickangles": [0, -90]} if n > 8 else {"tickangle": 0}  # no tickangle: plotly.js's "auto"
+
+
+def every_label(n: int) -> dict:
+    """A category axis's tick settings: a tick and label on each of its n categories when n ≤ EVERY_LABEL."""
+    return {"tickmode": "linear", "tick0": 0, "dtick": 1} if n <= EVERY_LABEL else {}

@@ -104,7 +104,7 @@ def _axis_room(key: str, axis: dict, data: list[dict]) -> float:
         if labels:
             size = (axis.get("tickfont") or {}).get("size", TICK)
             wide, high = _widest(labels, size), size * LINE
-            angle = math.radians(abs(axis.get("tickangle") or 0))
+            angle = math.radians(_angle(axis))
             if key.startswith("x"):
                 room = wide * math.sin(angle) + high * math.cos(angle)
             else:
@@ -114,6 +114,15 @@ def _axis_room(key: str, axis: dict, data: list[dict]) -> float:
     if text:
         room += GAP + TITLE * LINE * (1 + text.count("<br>"))
     return room
+
+
+def _angle(axis: dict) -> float:
+    """How far from level an axis's labels turn, in degrees: left to plotly ("auto") among autotickangles, the
+    farthest it may pick."""
+    angle = axis.get("tickangle")
+    if angle in (None, "auto") and axis.get("autotickangles"):
+        return max(abs(a) for a in axis["autotickangles"])
+    return abs(angle or 0)
 
 
 def _labels(key: str, axis: dict, data: list[dict]) -> list[str]:

@@ -1,6 +1,7 @@
 """The positional page's four encodings side by side (streamlit): behind a toggle kept in the link and off by
-default (it loads four models), one column per shipped model, each with its position signal on the sentence, one
-head of layer 0 from position alone, and that head's real attention (views/encodings.py)."""
+default (it loads four models), one cell per shipped model, two to a row (one in presenter mode), each with its
+position signal on the sentence, one head of layer 0 from position alone, and that head's real attention
+(views/encodings.py)."""
 from __future__ import annotations
 
 import math
@@ -18,6 +19,9 @@ from . import predict
 from .positional import ASKED
 
 TOGGLE = "positional.encodings"
+# Cells to a row: four columns left each heatmap ~20 px wide at 1440 px (its labels and colour bar take the rest);
+# two leave it ~280 px, and a projector's 1024 px gets one, at its 18 px labels.
+PER_ROW = 2
 
 
 def lab_answered() -> bool:
@@ -104,16 +108,24 @@ def section() -> None:
         return
     st.write(t("encodings.intro", n=loaders.ENCODING_TOKENS))
     found = runs(st.session_state["src"])
-    columns = st.columns(len(found))
     shown = {}
-    for column, (kind, run) in zip(columns, found.items()):
-        with column:
+    for cell, (kind, run) in zip(cells(len(found)), found.items()):
+        with cell:
             head = heading(kind, run)
             if head is not None:
                 shown[kind] = views.encoding(run, head)
     page.show_noted()  # a head the link asked for that its model lacks
     for draw in (signal, partial(weights, which="alone"), partial(weights, which="real")):
-        for column, (kind, e) in zip(st.columns(len(found)), ((k, shown.get(k)) for k in found)):
+        for cell, e in zip(cells(len(found)), (shown.get(k) for k in found)):
             if e is not None:
-                with column:
+                with cell:
                     draw(e)
+
+
+def cells(n: int) -> list:
+    """n containers in reading order, PER_ROW to a row, or one to a row in presenter mode."""
+    per_row = 1 if classroom.presenting() else PER_ROW
+    out = []
+    for start in range(0, n, per_row):
+        out += st.columns(per_row)[:n - start]
+    return out
