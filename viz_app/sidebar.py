@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import loaders, long_text, own_model, state
+from . import known_words, loaders, long_text, own_model, state
 from .errors import message
 from .examples import EXAMPLES, FIRST_SENTENCE
 from .i18n import LANGUAGES, t
@@ -83,6 +83,7 @@ def texts(sb, cfg) -> None:
     """The sentence, with its longer form (a text area, a .txt file), and for a translator the target to force on
     the decoder."""
     text_box(sb, "src", EXAMPLES.get(st.session_state["model"], FIRST_SENTENCE))
+    known_words.render(sb, st.session_state["model"])
     long_text.render(sb, literal(own_model.labels()(st.session_state["model"])), loaders.readable(cfg))
     if cfg.architecture == "encoder-decoder":
         text_box(sb, "tgt", "")

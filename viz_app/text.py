@@ -6,6 +6,7 @@ Plain Python (no streamlit, plotly or torch): loaders, views, figures and pages 
 from __future__ import annotations
 
 import html
+import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -93,21 +94,66 @@ def unfamiliar_words(tokenizer, ids, words: list[str]) -> list[str]:
                    or (len(pieces) > 1 and all(len(p) <= 1 for _, p in pieces))})
 
 
-def prepare(tokenizer, text: str, max_tokens: int) -> Prepared:
+CONTRACTION = re.compile(r"n[’']t\b")  # "doesn't": the shipped models read "does not"
+
+
+def normalised(text: str) -> tuple[str, list[tuple[str, dict]]]:
+    """`text` as the shipped models' training text is written (lower case, no punctuation, "n't" as " not", one
+    space between words), and a notice of each kind of change made."""
+    notices = []
+    if text != text.lower():
+        text = text.lower()
+        notices.append(("input.lowered", {}))
+    if CONTRACTION.search(text):
+        text = CONTRACTION.sub(" not", text)
+        notices.append(("input.contraction", {}))
+    marks = sorted({c for c in text if unicodedata.category(c).startswith("P")})
+    if marks:
+        text = "".join(" " if c in marks else c for c in text)
+        notices.append(("input.punctuation", {"marks": " ".join(marks)}))
+    return " ".join(text.split()), notices
+
+
+def unknown_in(text: str, known: frozenset[str]) -> list[str]:
+    """The words of `text` (normalised) outside `known`, each once, in the order they come."""
+    return list(dict.fromkeys(w for w in text.split() if w not in known))
+
+
+def nearest(word: str, known: frozenset[str], n: int = 3) -> list[str]:
+    """Up to n words of `known` spelt most like `word` (difflib's ratio, at least 0.6): a typo's likely meaning."""
+    return difflib.get_close_matches(word, sorted(known), n=n, cutoff=0.6)
+
+
+def replaced(text: str, word: str, by: str) -> str:
+    """The normalised `text` with every `word` in it replaced by `by`."""
+    return " ".join(by if w == word else w for w in normalised(clean(text)[0])[0].split())
+
+
+def quoted(words) -> str:
+    """Words listed for a message, each in quotes: "grandmother," listed bare read "grandmother,, my"."""
+    return ", ".join(f"“{visible(w)}”" for w in words)
+
+
+def prepare(tokenizer, text: str, max_tokens: int, known: frozenset[str] | None = None) -> Prepared:
     """Tokenize `text`, cut to `max_tokens`, and note removed characters, truncation, unknown words.
 
-    The text is framed as its tokenizer says (tokenizer.frame: BERT's [CLS] … [SEP], BART's <s> … </s>, Marian's
-    … </s>), within max_tokens.
+    With `known` (a shipped model's training words), the text is first written as that training text is
+    (normalised: the change is noted) and a word outside `known` is unknown; otherwise a word the tokenizer had
+    no piece for. The text is framed as its tokenizer says (tokenizer.frame: BERT's [CLS] … [SEP], BART's <s> …
+    </s>, Marian's … </s>), within max_tokens.
     """
     text, notices = clean(text)
+    if known is not None:
+        text, changes = normalised(text)
+        notices += changes
     frame = len(tokenizer.frame([]))
     ids = tokenizer.encode(text)
     if len(ids) + frame > max_tokens:
         notices.append(("input.truncated", {"n": len(ids) + frame, "keep": max_tokens}))
         ids = ids[:max_tokens - frame]
-    unknown = unfamiliar_words(tokenizer, ids, text.split())
+    unknown = unfamiliar_words(tokenizer, ids, text.split()) if known is None else unknown_in(text, known)
     if unknown:
-        notices.append(("input.unknown", {"words": ", ".join(visible(w) for w in unknown[:20])}))
+        notices.append(("input.unknown" if known is None else "input.unseen", {"words": quoted(unknown[:20])}))
     if frame and ids:
         ids = tokenizer.frame(ids)
     return Prepared(tuple(ids), tuple(notices))

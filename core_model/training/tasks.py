@@ -80,6 +80,13 @@ def corpus(task: Task, seed: int, n_train: int | None = None) -> dict:
     return {k: [(p.src, p.tgt, p) for p in v] for k, v in splits.items()}
 
 
+@lru_cache(maxsize=4)
+def source_words(task_name: str) -> frozenset[str]:
+    """Every word the task's inputs are written in: what a model trained on it has seen (en_fr.english_words for
+    the English grammar's tasks, the reversal's word list)."""
+    return frozenset(reverse.WORDS) if TASKS[task_name].source == "reverse" else en_fr.english_words()
+
+
 @lru_cache(maxsize=8)
 def held_out(task_name: str, seed: int = 0) -> MappingProxyType:
     """The task's valid and test splits as `corpus` gives them, drawn once per process. They come after the

@@ -7,7 +7,7 @@ from viz_app.registry import NAMES
 from tests.app.conftest import assert_clean, open_link, open_page, rendered, shown
 from viz_app import loaders, sidebar
 from viz_app.i18n import text
-from viz_app.text import MAX_TEXT_CHARS
+from viz_app.text import MAX_TEXT_CHARS, normalised
 
 PAGE_NAMES = list(NAMES)
 NEEDS_SENTENCE = [p for p in PAGE_NAMES if p not in ("positional", "worked_example", "masks")]  # those have their own input
@@ -44,7 +44,7 @@ def test_odd_text_still_draws_the_page(page, case):
 
 
 @pytest.mark.parametrize("case, key", [("huge", "input.truncated"), ("control", "input.control"),
-                                       ("surrogate", "input.surrogate"), ("unknown", "input.unknown")])
+                                       ("surrogate", "input.surrogate"), ("unknown", "input.unseen")])
 def test_odd_text_is_explained(case, key):
     at = open_page("overview", src=CASES[case])
     expected = text(key, "en").split("{")[0]
@@ -98,13 +98,14 @@ def table_text(pieces) -> str:
 @pytest.mark.parametrize("case", sorted(UNICODE))
 def test_unseen_scripts_and_emoji_are_shown_byte_by_byte_and_named(case):
     typed = UNICODE[case]
+    read = normalised(typed)[0]  # as the shipped translator's training text is written ("。" taken out)
     at = open_page("tokens", src=typed)
     assert_clean(at)
     pieces = list(at.dataframe[0].value[text("tokens.col.piece", "en")])
-    assert table_text(pieces).split() == typed.split()  # every character is in the table, in order, none merged
+    assert table_text(pieces).split() == read.split()  # every character is in the table, in order, none merged
     message = page_messages(at)
-    assert text("input.unknown", "en").split("{")[0] in message
-    assert all(word in message for word in typed.split())
+    assert text("input.unseen", "en").split("{")[0] in message
+    assert all(word in message for word in read.split())
     assert at.get("plotly_chart")
 
 
@@ -147,7 +148,7 @@ def test_the_longest_text_that_fits_is_shown_whole_and_one_token_more_is_cut_and
 
 def test_a_100k_character_sentence_is_cut_to_what_a_box_takes_then_to_the_model_and_says_by_how_much():
     tokenizer = loaders.load_model(loaders.DEFAULT_MODEL).tokenizers["src"]
-    n = len(tokenizer.encode(CASES["huge"][:MAX_TEXT_CHARS]))
+    n = len(tokenizer.encode(normalised(CASES["huge"][:MAX_TEXT_CHARS])[0]))  # as the shipped model's training text
     keep = loaders.readable(loaders.load_model(loaders.DEFAULT_MODEL).config)
     at = open_page("tokens", src=CASES["huge"])
     assert_clean(at)
@@ -235,7 +236,9 @@ def test_a_link_value_is_said_once_on_its_own_page_and_not_on_the_next():
 
 def test_markup_in_a_link_or_a_sentence_stays_text_and_fetches_nothing():
     image = "![x](http://evil.example/p.png)"
-    at = open_link("overview", head=image, src=f"the cat {image}")
+    # (the sentence is normalised for the shipped translator, its punctuation taken out; the teacher-forcing target,
+    # French, is read as typed)
+    at = open_link("overview", head=image, src=f"the cat {image}", tgt=f"le chat {image}")
     assert_clean(at)
     assert not [w.value for w in at.warning if re.search(r"<img|<a ", rendered(w.value))]
     messages = page_messages(at)

@@ -15,8 +15,8 @@ from viz_app.registry import NAMES
 from viz_app.sidebar import EXAMPLES
 
 MODEL = "lm-en"
-WORDS = ("the old man sees the red car . a small girl does not like the big dog . "
-         "the dog runs to the house and the man walks in the garden . ")
+WORDS = ("the old man sees the red car a small girl does not like the big dog "  # written as lm-en's training text
+         "the dog runs to the house and the man walks in the garden ")  # (no punctuation: text.normalised)
 MESSAGE = 2_000_000  # bytes one chart may send (a websocket message of the browser test: tests/e2e)
 
 

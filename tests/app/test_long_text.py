@@ -37,11 +37,11 @@ def test_a_text_over_2000_characters_typed_in_the_sentence_box_is_kept_whole():
 
 
 def test_a_text_of_lm_ens_2048_positions_pasted_with_its_lines_reaches_them_all():
-    one_line = " ".join([WORDS.strip()] * 40)  # 5,279 characters
+    one_line = " ".join([WORDS.strip()] * 44)  # 5,543 characters
     n = len(loaders.load_model("lm-en").tokenizers["tgt"].encode(one_line))
     assert n > 2048
     at = open_page("overview", timeout=300, model="lm-en")
-    at.sidebar.text_area(key="src.long").input(one_line.replace(" . ", " .\n")).run()
+    at.sidebar.text_area(key="src.long").input(one_line.replace(" the dog runs", "\nthe dog runs")).run()
     assert_clean(at)
     assert at.session_state["src"] == one_line  # the lines joined by spaces
     assert text("input.truncated", "en", n=n, keep=2027) in messages(at)  # <s> + 2,027: all 2,048 but the room

@@ -20,7 +20,7 @@ from viz_app.loaders import cost, runs
 from viz_app.views import blocks, explorer as view
 
 ROOT = Path(__file__).resolve().parents[2]
-WORDS = "the old man sees the red car . a small girl does not like the big dog . "
+WORDS = "the old man sees the red car a small girl does not like the big dog "  # as the shipped models read text
 
 
 def long_text(name: str, tokens: int) -> str:

@@ -108,6 +108,16 @@ def test_english_words_are_all_in_the_vocabulary(corpus):
     assert len(used) > 300  # the sampler reaches most of the grammar
 
 
+def test_english_words_are_the_words_of_lm_ens_training_text():
+    # The app marks a typed word outside english_words() as one the shipped models never saw: the set must be
+    # exactly what they read, no word missing (it would be marked wrongly) and none extra (it would be offered).
+    from core_model.training.data.en_fr import english_sentences, english_words
+    from core_model.training.tasks import TASKS
+
+    read = {w for s in english_sentences(0, TASKS["lm-en"].n_train) for w in s.split()}
+    assert english_words() == read, (sorted(english_words() - read), sorted(read - english_words()))
+
+
 def test_vocabulary_has_at_least_300_english_words():
     english = [en for entries in VOCABULARY.values() for en, fr in entries if fr]
     assert len(set(english)) >= 300

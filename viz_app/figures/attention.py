@@ -59,6 +59,15 @@ def tile(meta: dict, layer: int, head: int) -> tuple[slice, slice]:
     return slice(layer * (q + gap), layer * (q + gap) + q), slice(head * (k + gap), head * (k + gap) + k)
 
 
+def grid_titles(head_names, layer_names, meta: dict, lift: int) -> list[dict]:
+    """The grid's head names over its columns (every other one raised by `lift` px) and layer names down its right."""
+    n_q, n_k, gap, n_heads = meta["rows"], meta["cols"], meta["gap"], len(head_names)
+    titles = [dict(text=name, x=h * (n_k + gap) + (n_k - 1) / 2, y=-0.5, yanchor="bottom", yshift=lift * (h % 2))
+              for h, name in enumerate(head_names)]
+    return titles + [dict(text=name, x=n_heads * (n_k + gap) - gap - 0.5, y=l * (n_q + gap) + (n_q - 1) / 2,
+                          xanchor="left", textangle=90) for l, name in enumerate(layer_names)]
+
+
 def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int = GRID_CELLS,
          side: int = GRID_SIDE, pooled: int = 1) -> go.Figure:
     """All heads of a stack, layers × heads, tiled in ONE heatmap on a 0..1 scale; `selected` is outlined.
@@ -85,10 +94,7 @@ def grid(patterns, layer_names, head_names, hint: str, selected=None, cells: int
                "hovertemplate": "%{text}<extra></extra>", "marker": {"size": 1, "color": "rgba(0,0,0,0)"}}
     heat = {"type": "heatmap", "z": tiled(small, gap), "coloraxis": "coloraxis", "hoverinfo": "skip"}
     lift = STAGGER if n_heads >= STAGGER_FROM else 0
-    titles = [dict(text=name, x=h * (n_k + gap) + (n_k - 1) / 2, y=-0.5, yanchor="bottom", yshift=lift * (h % 2))
-              for h, name in enumerate(head_names)]
-    titles += [dict(text=name, x=n_heads * (n_k + gap) - gap - 0.5, y=l * (n_q + gap) + (n_q - 1) / 2,
-                    xanchor="left", textangle=90) for l, name in enumerate(layer_names)]
+    titles = grid_titles(head_names, layer_names, meta, lift)
     hidden = dict(showticklabels=False, showgrid=False, zeroline=False, ticks="")
     layout = {"meta": meta, "annotations": [dict(t, showarrow=False) for t in titles],
               "xaxis": dict(hidden, constrain="domain"), "yaxis": dict(hidden, autorange="reversed"),

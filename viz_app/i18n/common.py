@@ -56,6 +56,15 @@ STRINGS = {
                              "每位访客的一次运行最多可用 {bound} MB。"},
     "input.truncated": {"en": "The text has {n} tokens; only the first {keep} fit the model and are shown.",
                         "zh": "文本共 {n} 个词元，模型只能容纳前 {keep} 个，下面只显示这些。"},
+    "input.lowered": {"en": "Written in lower case, as this model's training text is.",
+                      "zh": "已改为小写：这个模型的训练文本都是小写。"},
+    "input.contraction": {"en": "“n't” written as “ not”, as this model's training text has it.",
+                          "zh": "“n't” 已写成 “ not”，与这个模型的训练文本一致。"},
+    "input.punctuation": {"en": "Punctuation taken out ({marks}): this model's training text has none.",
+                          "zh": "已去掉标点（{marks}）：这个模型的训练文本里没有标点。"},
+    "input.unseen": {"en": "This model never read these words in training, so it can only guess at them: {words}. "
+                           "Replace them with words it knows (below the sentence in the sidebar).",
+                     "zh": "这个模型在训练中从没读到过这些词，只能猜测它们的意思：{words}。可以在侧边栏句子下方把它们换成它认识的词。"},
     "input.unknown": {"en": "The model has no token for these words, so they were split into single letters or "
                             "bytes it has hardly seen; expect odd results: {words}",
                       "zh": "模型的词表里没有这些词，它们被拆成了模型几乎没见过的单个字母或字节，结果可能很奇怪：{words}"},

@@ -64,7 +64,7 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     side = "src" if cfg.has_encoder else "tgt"
     limit = models.readable(cfg)
     limit = min(limit, cost.visitor_tokens(name, cfg, MAX_DECODE_STEPS) or limit)  # as `run` reads it
-    ids = list(prepare(loaded.tokenizers[side], src_text, limit).ids)
+    ids = list(prepare(loaded.tokenizers[side], src_text, limit, models.known_words(name)).ids)
     max_len = min(limit - 1, MAX_DECODE_STEPS) if cfg.has_encoder else models.LM_NEW_TOKENS
     try:
         own = generation(name)

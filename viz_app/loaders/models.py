@@ -20,14 +20,14 @@ from core_model import checkpoints
 from core_model.checkpoints import hub_cache
 from core_model.checkpoints.bounded import bounded
 from core_model.importers import bert
-from core_model.training.tasks import TASKS, Task
+from core_model.training.tasks import TASKS, Task, source_words
 
 from .. import load_progress, own_model, serving
 from ..operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "first_model", "model_folder",
            "load_model", "preload",
-           "readable", "shipped_task", "local_run", "cached_models", "device"]
+           "readable", "shipped_task", "known_words", "local_run", "cached_models", "device"]
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
 DEFAULT_MODEL = "translate-en-fr"
@@ -160,3 +160,10 @@ def readable(cfg) -> int:
 def shipped_task(name: str) -> Task | None:
     """The task a shipped model was trained on (its folder name), or None (MiniLM, a user's own model)."""
     return TASKS.get(name) if name in TASKS and (MODELS_DIR / name / checkpoints.CONFIG).is_file() else None
+
+
+def known_words(name: str) -> frozenset[str] | None:
+    """The words a shipped model read in training (its typed text is normalised to them and checked against them,
+    text.prepare), or None for a model not trained here."""
+    task = shipped_task(name)
+    return None if task is None else source_words(task.name)

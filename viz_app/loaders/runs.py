@@ -78,7 +78,7 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     most = models.readable(cfg)
     limit = min(limit, most) if limit > 0 else most
     limit = min(limit, cost.visitor_tokens(name, cfg, decodings.MAX_DECODE_STEPS) or limit)
-    prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit)
+    prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit, models.known_words(name))
     n = len(prepared.ids)
     with serving.large_run() if cost.weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
         return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit, half)
@@ -260,13 +260,15 @@ class EncodingRun:
     slopes: np.ndarray | None = None  # alibi: [h] each head's penalty per token of distance (its bias is `scores`)
 
 
-def encoding_ids(loaded: checkpoints.Loaded, text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(src, tgt) ids of the first ENCODING_TOKENS tokens, laid out as `run` lays them out: a decoder-only
-    model reads <s> first; an encoder-decoder's encoder reads the text (its decoder only its start, <s>)."""
+def encoding_ids(loaded: checkpoints.Loaded, text: str, known: frozenset[str] | None = None
+                 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(src, tgt) ids of the first ENCODING_TOKENS tokens, laid out as `run` lays them out (`known`: as
+    models.known_words): a decoder-only model reads <s> first; an encoder-decoder's encoder reads the text (its
+    decoder only its start, <s>)."""
     cfg = loaded.config
     if cfg.architecture == "decoder":
-        return (), (cfg.bos_id, *prepare(loaded.tokenizers["tgt"], text, ENCODING_TOKENS - 1).ids)
-    src = prepare(loaded.tokenizers["src"], text, ENCODING_TOKENS).ids
+        return (), (cfg.bos_id, *prepare(loaded.tokenizers["tgt"], text, ENCODING_TOKENS - 1, known).ids)
+    src = prepare(loaded.tokenizers["src"], text, ENCODING_TOKENS, known).ids
     return src, cfg.decoder_start if cfg.has_decoder else ()
 
 
@@ -277,7 +279,7 @@ def encoding_run(name: str, text: str, scope: str = "") -> EncodingRun:
     give what its heads would do from position alone (core_model.nn.position_signal.position_attention)."""
     loaded = models.load_model(name)
     model, cfg = loaded.model, loaded.config
-    src, tgt = encoding_ids(loaded, text)
+    src, tgt = encoding_ids(loaded, text, models.known_words(name))
     side, stack = ("src", "encoder") if cfg.has_encoder else ("tgt", "decoder")
     pattern = f"{stack}.layers.0.self_attn.pattern"  # recorded after the two others: the model stops there
     read = f"{stack}.layers.0.{position_signal.layer0_input(cfg)}"  # what layer 0's self-attention reads

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from dataclasses import dataclass
 from typing import NamedTuple, Union
 
@@ -1028,6 +1029,20 @@ def make_corpus(seed: int = 0, n_train: int = 40000, n_valid: int = 500,
     if leaked:  # the split's promise, checked rather than assumed
         raise AssertionError(f"Training pairs contain held-out combinations: {leaked[:3]}")
     return {"train": train, "valid": held[:n_valid], "test": held[n_valid:]}
+
+
+# The English words the builders write themselves (_np_en, _clause_en): "an" before a vowel, "any" for "some"
+# under a negation, the negation's auxiliaries, and "of" between two noun phrases.
+_BUILDER_WORDS = ("an", "any", "do", "does", "did", "not", "of")
+
+
+def english_words() -> frozenset[str]:
+    """Every word the grammar writes in English: the source side of translate-en-fr and all of lm-en's text
+    (tests/core/test_data.py checks it against a corpus). A key such as "your (you all)" gives its words."""
+    entries = [*(n.en_sg for n in NOUNS.values()), *(n.en_pl for n in NOUNS.values() if n.en_pl), *ADJECTIVES,
+               *(form for verb in VERBS.values() for form in verb.en), *SUBJECT_PRONOUNS, *OBJECT_PRONOUNS,
+               *POSSESSIVES, *NUMBERS, *PREPOSITIONS, *ADVERBS, *_DETERMINERS, *_BUILDER_WORDS]
+    return frozenset(word for entry in entries for word in re.findall(r"[a-z]+", entry))
 
 
 def english_sentences(seed: int, n: int) -> list[str]:
