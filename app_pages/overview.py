@@ -1,4 +1,5 @@
-"""Overview: the model drawn with its shapes, the sentence in, the model's output, and its parameters."""
+"""Overview: first what to do, the sentence in, the model's output and where it looks; then the explanation, the
+model drawn with its shapes, and its parameters."""
 from functools import partial
 
 import pandas as pd
@@ -6,41 +7,18 @@ import streamlit as st
 
 from viz_app.classroom import Latex
 from viz_app import classroom, loaders, page
-from viz_app.export import to_csv
 from viz_app.figures.diagram import model_diagram
-from viz_app.figures.heatmap import matrix
 from viz_app.i18n import t
 from viz_app.text import piece
+from viz_app.place import overview as place
 from viz_app.views import overview as views
 
 cfg = page.start()
 st.title(t("page.overview"))
-classroom.intro(t("overview.intro"), t("overview.formula"),
-                Latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"))
-
+place.first_steps()
 run = page.current_run()
+place.input_output(cfg, run)
 
-st.subheader(t("overview.diagram"))
-shape = views.diagram(cfg, run)
-st.graphviz_chart(model_diagram(shape, {box: t(f"diagram.{box}", **fields) for box, fields in shape.words}))
-
-left, right = st.columns(2)
-left.subheader(t("overview.input"))
-left.text(st.session_state["src"])
-right.subheader(t(f"overview.output.{cfg.architecture}"))
-if cfg.architecture == "encoder":
-    right.write(t("overview.encoder_only"))
-    row = views.embedding_row(loaders.sentence_embedding(run.model, st.session_state["src"]))  # [1, d_model]
-    with right:
-        st.caption(t("overview.embedding", d=cfg.d_model))
-        page.chart(matrix(row, None, [""], t("overview.embedding.title"), x_title=t("overview.embedding.dim")),
-                   "overview.embedding", partial(to_csv, row, None, [""]))
-elif cfg.has_encoder:
-    right.text(run.output)
-elif (continued := loaders.continuation(run.model, st.session_state["src"])) is not None:
-    right.text(continued)
-else:
-    right.warning(t("input.no_room", max_len=cfg.positions))
 if cfg.architecture == "encoder" and cfg.mlm_head:  # the head's own outputs: a masked token filled in
     tokenizer = loaders.load_model(run.model).tokenizers["src"]
     st.subheader(t("overview.mlm"))
@@ -48,6 +26,12 @@ if cfg.architecture == "encoder" and cfg.mlm_head:  # the head's own outputs: a 
                                                  tokenizer.unk_id), "[MASK]")))
     rows = views.masked_predictions(run.trace["probs"][0], run.src_labels, partial(piece, tokenizer))
     st.dataframe(pd.DataFrame(rows, columns=[t("overview.mlm.token"), t("overview.mlm.top")]), hide_index=True)
+
+classroom.intro(t("overview.intro"), t("overview.formula"),
+                Latex(r"\mathrm{Attention}(Q,K,V)=\mathrm{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V"))
+st.subheader(t("overview.diagram"))
+shape = views.diagram(cfg, run)
+st.graphviz_chart(model_diagram(shape, {box: t(f"diagram.{box}", **fields) for box, fields in shape.words}))
 
 st.subheader(t("overview.params"))
 params = views.parameters(loaders.parameter_counts(run.model))

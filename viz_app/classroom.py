@@ -18,7 +18,7 @@ INK = {"light": "#1f2430", "dark": "#e8eaf0"}
 CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] { padding-top: 1rem !important; padding-bottom: 1rem !important; }
-[data-testid="stHeader"] { height: 0 !important; min-height: 0 !important; }
+[data-testid="stHeader"] { height: 2.5rem !important; min-height: 0 !important; background: transparent !important; }
 [data-testid="stVerticalBlock"] { gap: .45rem !important; }
 h1 { font-size: 1.6rem !important; padding: 0 !important; margin-bottom: 0 !important; }
 h2, h3 { font-size: 1.25rem !important; padding: 0 !important; }

@@ -22,4 +22,9 @@ SECOND_SENTENCES = {  # the explorer's comparison: each model's example sentence
 # was trained on one translation per sentence): here it hesitates. Over 30 seeds with the page's defaults (T 1,
 # top-k 10, top-p 0.8), 5 outputs, no token drawn below p = 0.02 (tests/app/test_sampling_defaults.py).
 HESITANT = {"translate-en-fr": "the old man reads a book in the big house"}
-SHARED = frozenset({"", *EXAMPLES.values(), *SECOND_SENTENCES.values(), *HESITANT.values()})
+# One click away on the overview's first screen: sentences that show what attention must do, each with what to look
+# for in the chart beside it (i18n "overview.try.<key>"). Every word is one the translator read in training.
+TRY = {"translate-en-fr": (("the old man does not see the black cat in the garden", "wrap"),
+                           ("my sister gave her old books to the children", "agree"))}
+SHARED = frozenset({"", *EXAMPLES.values(), *SECOND_SENTENCES.values(), *HESITANT.values(),
+                    *(sentence for tried in TRY.values() for sentence, _ in tried)})

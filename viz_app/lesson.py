@@ -30,8 +30,9 @@ def go(to: int) -> None:
     st.switch_page(f"app_pages/{page}.py", query_params=params)
 
 
-def start_button(sb) -> None:
-    if sb.button(t("lesson.start"), help=t("lesson.start.help"), key="lesson.start"):
+def start_button(sb, key: str = "lesson.start") -> None:
+    """The button that starts the lesson at its first step, in `sb` (the sidebar, or the overview's first line)."""
+    if sb.button(t("lesson.start"), help=t("lesson.start.help"), key=key):
         go(1)
 
 

@@ -19,11 +19,17 @@ def on_model_change() -> None:
 
 
 def render():
-    """Draw the sidebar and return the chosen model's config (None if no model loads)."""
-    models = loaders.available_models() + own_model.models()
-    sb = st.sidebar
+    """Draw the sidebar and return the chosen model's config (None if no model loads). The language comes last:
+    on a 1024×768 screen the sentence box is then in view under the pages' list."""
     state.setting("lang", "en", ok=LANGUAGES.__contains__, say_stale=True)
-    sb.radio(t("sidebar.lang"), list(LANGUAGES), key="lang", format_func=LANGUAGES.get, horizontal=True)
+    cfg = model_and_texts(st.sidebar)
+    st.sidebar.radio(t("sidebar.lang"), list(LANGUAGES), key="lang", format_func=LANGUAGES.get, horizontal=True)
+    return cfg
+
+
+def model_and_texts(sb):
+    """The model, its own-model and cache choices, the texts, the layer and head; the model's config or None."""
+    models = loaders.available_models() + own_model.models()
     if not models:
         sb.error(t("load.none"))
         return None
@@ -38,9 +44,9 @@ def render():
     except ValueError as e:
         sb.error(t("load.failed", name=st.session_state["model"], reason=message(e, literal)))
         return None
+    texts(sb, cfg)
     sb.caption(t("sidebar.arch", arch=t(f"arch.{cfg.architecture}"), d_model=cfg.d_model, heads=cfg.n_heads,
                  enc=cfg.n_encoder_layers, dec=cfg.n_decoder_layers))
-    texts(sb, cfg)
     positions(sb, cfg)
     return cfg
 

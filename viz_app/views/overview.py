@@ -34,6 +34,29 @@ ATTN_NOTES = {"alibi": "pos.alibi", "rope": "pos.rope", "relative": "pos.relativ
 BLOCK_NOTES = {"parallel": "block.parallel", "parallel_shared": "block.parallel_shared"}  # ModelConfig.block
 
 
+@dataclass(frozen=True)
+class FirstLook:
+    """The first screen's chart: one block of the model's last layer, its heads averaged, rows the queries."""
+    values: np.ndarray  # [q, k] the mean over heads of the block's attention weights
+    q_labels: tuple[str, ...]
+    k_labels: tuple[str, ...]
+    block: str  # "decoder.cross_attn" for a translator (each output token over the source), else the self-attention
+    layer: int
+    heads: int
+
+
+def first_look(cfg, run) -> FirstLook:
+    """Where the model looks, in one chart: a translator's last cross-attention (it must follow the reordering
+    between the languages), else the last self-attention of its one stack; the trace's weights, heads averaged."""
+    block = blocks.blocks(cfg)[-1]
+    stack, kind = blocks.split(block)
+    layer = run.trace.n_layers(stack) - 1
+    pattern = np.asarray(run.trace.attn(stack, layer, kind).pattern[0], dtype=np.float32)  # [heads, q, k]
+    q_side, k_side = blocks.SIDES[block]
+    return FirstLook(pattern.mean(axis=0), tuple(blocks.labels(run, q_side)), tuple(blocks.labels(run, k_side)),
+                     block, layer, pattern.shape[0])
+
+
 def masked_predictions(probs, labels, piece, k: int = 3) -> list[tuple[str, str]]:
     """A masked-LM head's guesses: each position's token and the `k` tokens the head finds likeliest there, with
     their probabilities. probs [n, vocab] (the trace's `probs`); piece(id) spells a token."""
