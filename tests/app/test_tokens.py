@@ -35,9 +35,9 @@ def test_table_lists_exactly_the_runs_pieces_and_ids_on_both_sides():
     assert list(src["id"]) == list(run.src_ids) == tokenizers["src"].encode(SENTENCE)
     assert list(src["piece"]) == tokenizers["src"].display_pieces(run.src_ids)
     assert list(src["position"]) == list(range(len(run.src_ids)))
-    assert list(src["word index"]) == tokenizers["src"].word_ids(run.src_ids)  # one word per piece here
+    assert list(src["word index"]) == [str(w) for w in tokenizers["src"].word_ids(run.src_ids)]  # a word per piece
     assert list(tgt["id"]) == list(run.tgt_ids) and tgt["id"][0] == 2  # <s> first
-    assert tgt["piece"][0] == "<s>" and tgt["word index"].isna()[0]  # a special belongs to no word
+    assert tgt["piece"][0] == "<s>" and tgt["word index"][0] == "—"  # a special belongs to no word
 
 
 def test_embedding_heatmaps_are_the_trace_before_and_after_scaling():
@@ -165,3 +165,12 @@ def test_the_map_labels_only_tokens_whose_labels_do_not_overlap_and_names_every_
     for a in kept:
         for b in kept[kept > a]:
             assert (np.abs(centres[a] - centres[b]) >= half[a] + half[b]).any(), (labels[a], labels[b])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_special_tokens_word_index_is_a_dash_not_none(lang):
+    at = open_page("tokens", model="lm-en", src="the old man", lang=lang)  # the decoder reads <s> first
+    assert_clean(at)
+    words = list(at.dataframe[0].value[text("tokens.col.word", lang)])
+    # <s>, "the", a lone "▁" (lm-en's tokenizer writes " old" as a space and "old"; the space is in no word), "old", "man"
+    assert words == ["—", "0", "—", "1", "2"]

@@ -97,7 +97,7 @@ def test_token_table_columns_and_specials_without_a_word():
     run = fake_run(np.zeros((3, 2)), src_ids=(2, 40, 41))
     table = token_table(run, "src", ["<s>", "▁the", "▁cat"], [-1, 0, 1])
     assert table.columns == (("position", (0, 1, 2)), ("piece", ("<s>", "▁the", "▁cat")), ("id", (2, 40, 41)),
-                             ("word", (None, 0, 1)))
+                             ("word", ("—", "0", "1")))  # a dash, not "None" (in English on a Chinese page)
 
 
 def test_scaling_gives_each_table_its_own_bound_and_the_norms():

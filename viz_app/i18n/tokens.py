@@ -13,9 +13,9 @@ STRINGS = {
     "tokens.table": {"en": "Pieces and ids", "zh": "片段与编号"},
     "tokens.table.caption": {
         "en": "▁ marks a piece that starts a word; <E4>-style pieces are single bytes of a character the "
-              "vocabulary lacks. The word index counts words in the text; special tokens such as <s> have none.",
+              "vocabulary lacks. The word index counts words in the text; special tokens such as <s> have none (—).",
         "zh": "▁ 表示该片段是一个词的开头；形如 <E4> 的片段是词表中没有的字符被拆出的单个字节。"
-              "词序号是该片段所属的词在文本中的位置；<s> 等特殊词元没有词序号。"},
+              "词序号是该片段所属的词在文本中的位置；<s> 等特殊词元没有词序号（—）。"},
     "tokens.col.position": {"en": "position", "zh": "位置"},
     "tokens.col.piece": {"en": "piece", "zh": "片段"},
     "tokens.col.id": {"en": "id", "zh": "编号"},

@@ -88,16 +88,20 @@ def shown_sides(run, sides) -> tuple[str, ...]:
     return tuple(side for side in sides if blocks.ids(run, side))
 
 
+NO_WORD = "—"  # a special token's word index: a table showed "None", in English on a Chinese page too
+
+
 @dataclass(frozen=True)
 class TokenTable:
-    """One row per token, as (column key, values) pairs: position, piece, id, word (None for a special token)."""
+    """One row per token, as (column key, values) pairs: position, piece, id, word (as text; NO_WORD for a special
+    token)."""
     columns: tuple[tuple[str, tuple], ...]
 
 
 def token_table(run, side: str, pieces, word_ids) -> TokenTable:
     """The run's `side` tokens with the tokenizer's display pieces and word ids (-1: no word)."""
     ids = tuple(int(i) for i in blocks.ids(run, side))
-    words = tuple(int(w) if w >= 0 else None for w in word_ids)  # specials belong to no word
+    words = tuple(str(int(w)) if w >= 0 else NO_WORD for w in word_ids)  # specials belong to no word
     return TokenTable((("position", tuple(range(len(ids)))), ("piece", tuple(pieces)), ("id", ids), ("word", words)))
 
 
