@@ -224,7 +224,8 @@ def test_odd_lines_are_cleaned_cut_or_shown_as_typed():
         f"i see him\n{long_line}": f"The text has {n} tokens; only the first {keep} fit the model and are shown.",
         "i see\x00 him\nthe dog\x07 sees you": "Control characters were removed from the text.",
         "i see \ud800him\nthe dog": "The text holds a broken character (a lone surrogate)",
-        "<script>alert(1)</script>\ni see him": "expect odd results: <script>alert(1)</script>",
+        # written as the translator's training text ("(", ")" and "/" taken out), the markup named as typed
+        "<script>alert(1)</script>\ni see him": "guess at them: “<script>alert”, “1”, “<”, “script>”",
     }
     for batch, message in cases.items():
         at = open_page("masks", **{"masks.batch": batch})
