@@ -18,7 +18,11 @@ INK = {"light": "#1f2430", "dark": "#e8eaf0"}
 CSS = """<style>
 html { font-size: 20px !important; }
 [data-testid="stMainBlockContainer"] { padding-top: 1rem !important; padding-bottom: 1rem !important; }
-[data-testid="stHeader"] { height: 2.5rem !important; min-height: 0 !important; background: transparent !important; }
+[data-testid="stHeader"] { height: 2.5rem !important; min-height: 0 !important; background: transparent !important;
+  pointer-events: none !important; }
+[data-testid="stHeader"] * { pointer-events: none !important; }
+[data-testid="stHeader"] button, [data-testid="stHeader"] button *, [data-testid="stHeader"] a
+  { pointer-events: auto !important; }
 [data-testid="stVerticalBlock"] { gap: .45rem !important; }
 h1 { font-size: 1.6rem !important; padding: 0 !important; margin-bottom: 0 !important; }
 h2, h3 { font-size: 1.25rem !important; padding: 0 !important; }
@@ -29,6 +33,8 @@ h2, h3 { font-size: 1.25rem !important; padding: 0 !important; }
 [data-testid="stWidgetLabel"] [data-testid="stMarkdownContainer"], [data-testid="stWidgetLabel"] p
   { white-space: normal !important; overflow: visible !important; }
 </style>"""
+# The header keeps 2.5rem, transparent and letting clicks through but for its buttons: at height 0 the sidebar's
+# toggle sat half above the screen (y -17.5 px), and a header that took clicks covered the title a presenter clicks.
 # Why the two rules after the headings' and the labels' sizes: Streamlit pulls the element after a heading up by 1rem
 # (its markdown's margin-bottom), taken back by the heading's own 1rem of padding below; with the padding cut to
 # .2rem the chart below covered the heading's last 16 px (the diagram, drawn as wide as its column, is held to
