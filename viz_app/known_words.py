@@ -11,10 +11,11 @@ import streamlit as st
 
 from . import loaders
 from .i18n import t
-from .text import clean, markdown_text, nearest, normalised, replaced, unknown_in
+from .text import clean, markdown_text, nearest, normalised, replaced, unknown_in, visible
 
 MAX_FIXED = 5  # unknown words offered replacements at once (the others wait until these are replaced)
 MAX_LISTED = 300  # words the list shows at once; a search narrows it
+MAX_MARKED = 400  # characters of sentence the sidebar repeats with its unknown words marked (a long text is not)
 
 
 def render(sb, name: str) -> None:
@@ -24,17 +25,22 @@ def render(sb, name: str) -> None:
         return
     text = normalised(clean(st.session_state.get("src", ""))[0])[0]
     unknown = unknown_in(text, known)
-    if unknown:
+    if unknown and len(text) <= MAX_MARKED:  # a long text's unknown words are named in the page's notice only
         sb.caption(t("words.marked"))
         sb.markdown(marked(text, set(unknown)))
-        for word in unknown[:MAX_FIXED]:
-            offers = nearest(word, known)
-            label = t("words.fix", word=markdown_text(word))
-            if offers:
-                sb.pills(label, offers, key=f"words.fix.{word}", on_change=use, args=(word,))
-            else:
-                sb.caption(t("words.no_fix", word=markdown_text(word)))
+    offer(sb, unknown[:MAX_FIXED], known)
     word_list(sb, known)
+
+
+def offer(sb, words, known: frozenset[str]) -> None:
+    """For each word, the known words spelt most like it, one click each (or why there are none)."""
+    for word in words:
+        offers = nearest(word, known)
+        label = t("words.fix", word=markdown_text(visible(word)))  # a word of thousands of letters: its first 40
+        if offers:
+            sb.pills(label, offers, key=f"words.fix.{word}", on_change=use, args=(word,))
+        else:
+            sb.caption(t("words.no_fix", word=markdown_text(visible(word))))
 
 
 def marked(text: str, unknown: set[str]) -> str:

@@ -41,6 +41,14 @@ def test_the_cat_sat_on_the_mat_is_written_as_the_model_reads_it_and_its_unseen_
     assert text("input.lowered", "en") not in [w.value for w in at.warning]  # the sentence is now written so
 
 
+def test_a_long_text_is_not_repeated_in_the_sidebar_and_a_long_word_is_named_by_its_start():
+    word = "z" * 5000
+    at = opened("the old man " * 40 + word)  # 485 characters of known words, then one 5,000 letters long
+    assert_clean(at)
+    assert not [m for m in at.sidebar.markdown if ":red-background[" in m.value]  # past MAX_MARKED: not repeated
+    assert list(fixes(at)) == [] and text("words.no_fix", "en", word="z" * 40 + "…") in [c.value for c in at.sidebar.caption]
+
+
 def test_the_words_it_knows_are_listed_and_searched():
     at = opened("the old man")
     assert not fixes(at)  # nothing unknown, nothing offered
