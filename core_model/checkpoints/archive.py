@@ -99,7 +99,8 @@ def zip_members(infos: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
     entries = []  # (entry, its path's parts): a list, as a zip may hold two entries of one name
     for info in infos:
         parts = entry_parts(info)
-        if not info.is_dir() and parts and parts[0] not in MACOS_EXTRAS and parts[-1] not in MACOS_EXTRAS:
+        # parts first: ZipInfo.is_dir() reads the name's last letter, and an entry's name may be empty
+        if parts and not info.is_dir() and parts[0] not in MACOS_EXTRAS and parts[-1] not in MACOS_EXTRAS:
             entries.append((info, parts))
     deep = [info.filename for info, parts in entries if len(parts) > 2]
     places = {tuple(parts[:-1]): info.filename for info, parts in entries}  # folder -> one entry in it

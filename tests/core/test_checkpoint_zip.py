@@ -97,6 +97,18 @@ def test_a_finder_zip_with_its_macos_extras_loads(tmp_path):
     assert load_zip(zip_of(files, top=None), tmp_path / "dest").config == load(REVERSE).config
 
 
+# A zip of one entry whose name is empty (zipfile cannot write one), as test_fuzz's hostile zips drew it
+EMPTY_NAME = (b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00!\x00" + bytes(16) + b"PK\x01\x02\x14\x03\x14\x00\x00\x00"
+              b"\x00\x00\x00\x00!\x00" + bytes(24) + b"\x80\x01" + bytes(4) + b"PK\x05\x06\x00\x00\x00\x00\x01\x00"
+              b"\x01\x00.\x00\x00\x00\x1e\x00\x00\x00\x00\x00")
+
+
+def test_an_entry_with_an_empty_name_is_refused_as_a_checkpoint_error(tmp_path):
+    """zipfile's is_dir() read the empty name's last letter and raised IndexError: a traceback, not a message."""
+    assert [i.filename for i in zipfile.ZipFile(io.BytesIO(EMPTY_NAME)).infolist()] == [""]
+    assert "config.json" in refused(extract_zip, EMPTY_NAME, tmp_path / "dest")
+
+
 def test_only_the_files_a_load_reads_are_unpacked(tmp_path, evil_torch_save):
     extra = {"notes.txt": b"hello", "pytorch_model.bin": evil_torch_save, "run.sh": b"rm -rf /"}
     dest = extract_zip(zip_of({**files_of(REVERSE), **extra}), tmp_path / "dest")
