@@ -1,5 +1,6 @@
 """The attention explorer as a user drives it; every expected value comes from the model's own trace."""
 import csv
+import json
 import io
 import math
 import re
@@ -229,3 +230,29 @@ def test_html_export_is_self_contained_and_escapes_the_sentence():
     assert not re.search(r"<script[^>]*\bsrc\s*=", html, re.I) and "<link" not in html  # nothing fetched
     assert not re.search(r"""(src|href)\s*=\s*["']?//""", html)
     assert html.count('class="plotly-graph-div"') == 4 and "<table>" in html  # 4 charts and the statistics
+
+
+def heads_lines(at) -> dict:
+    """The heads' lines view's data, as its page carries it: {(head, query, key): weight} and its labels."""
+    page = at.get("iframe")[0].proto.srcdoc
+    d = json.loads(re.search(r"const D = (.*?);\n", page).group(1))
+    return {tuple(line): w for line, w in zip(d["lines"], d["weights"])}, d["rows"], d["keys"], d["rowPos"]
+
+
+def test_every_heads_lines_follow_the_layer_the_block_and_the_close_ups_rows_and_top_k():
+    """BertViz's head view on the explorer: the sidebar's layer, the block picked, the close-up's rows and top-k;
+    each line a weight of the model's own trace (the browser's pointer: tests/e2e/test_head_lines_browser.py)."""
+    at = open_page("explorer", src=SENTENCE, layer=2, **{"explorer.kind": "decoder.cross_attn"})
+    at.slider(key="explorer.window").set_value((1, 3)).run()
+    at.number_input(key="explorer.top_k").set_value(2).run()
+    assert_clean(at)
+    run = loaders.run(MODEL, SENTENCE)
+    p = run.trace.attn("decoder", 2, "cross_attn").pattern[0][:, 1:4]  # [heads, rows 1..3, source keys]
+    expected = {}
+    for h, q in np.ndindex(p.shape[:2]):
+        for k in np.argsort(-p[h, q], kind="stable")[:2]:
+            if p[h, q, k] >= 0.01:
+                expected[(h, q, int(k))] = round(float(p[h, q, k]), 4)
+    lines, rows, keys, positions = heads_lines(at)
+    assert lines == expected
+    assert rows == list(run.tgt_labels[1:4]) and keys == list(run.src_labels) and positions == [1, 2, 3]

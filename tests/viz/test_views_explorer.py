@@ -173,3 +173,36 @@ def test_cross_attention_stats_have_no_previous_token_score():
     # queries at 0, ½, 1 of the target spread evenly over keys at 0, ⅓, ⅔, 1 of the source
     expected = np.mean([np.mean([abs(i - j) for j in (0, 1 / 3, 2 / 3, 1)]) for i in (0, 0.5, 1)])
     np.testing.assert_allclose(s.values["distance"], [[expected, expected]])
+
+
+def lines_as_cells(lines) -> dict:
+    return {(int(h), int(q), int(k)): float(w) for h, q, k, w in zip(lines.head, lines.query, lines.key, lines.weight)}
+
+
+def test_head_lines_are_every_heads_weights_of_the_layer_over_the_window_but_the_masked_and_the_faint():
+    g = view.grid(RUN, "decoder.self_attn", MARKS, False, 1, 0)
+    lines = view.head_lines(g, 0, 0.0, (1, 2))
+    expected = {(h, q - 1, k): float(DEC[1, h, q, k]) for h in range(2) for q in (1, 2) for k in range(3)
+                if k <= q and DEC[1, h, q, k] >= view.LINES_MIN}  # rows 1..2, no later key (the causal mask)
+    assert lines_as_cells(lines) == pytest.approx(expected)
+    assert (lines.n_heads, lines.rows, lines.start, lines.k_labels, lines.left_out) == (2, TGT[1:], 1, TGT, 0)
+
+
+def test_head_lines_filter_each_heads_rows_as_the_close_up_does():
+    g = view.grid(RUN, "encoder.self_attn", MARKS, False, 0, 0)
+    lines = view.head_lines(g, 1, 0.0, (0, 3))  # top-1: each head's strongest key of each row
+    assert lines_as_cells(lines) == pytest.approx({(h, q, int(ENC[0, h, q].argmax())): float(ENC[0, h, q].max())
+                                                   for h in range(2) for q in range(4)})
+    strong = view.head_lines(g, 0, 0.3, (0, 3))
+    assert lines_as_cells(strong) == pytest.approx({(h, q, k): float(ENC[0, h, q, k]) for h in range(2)
+                                                    for q in range(4) for k in range(4) if ENC[0, h, q, k] >= 0.3})
+
+
+def test_head_lines_keep_the_strongest_and_count_the_rest_past_their_bound(monkeypatch):
+    monkeypatch.setattr(view, "LINES_MAX", 5)
+    g = view.grid(RUN, "encoder.self_attn", MARKS, False, 0, 0)
+    lines = view.head_lines(g, 0, 0.0, (0, 3))
+    every = np.sort(ENC[0][ENC[0] >= view.LINES_MIN])[::-1]
+    assert lines.left_out == len(every) - 5
+    np.testing.assert_allclose(np.sort(lines.weight)[::-1], every[:5])
+    assert list(zip(lines.head, lines.query, lines.key)) == sorted(zip(lines.head, lines.query, lines.key))  # in order

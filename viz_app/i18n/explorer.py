@@ -116,6 +116,17 @@ STRINGS = {
     "explorer.head_title": {"en": "Layer {layer}, head {head}", "zh": "第 {layer} 层，头 {head}"},
     "explorer.mean_title": {"en": "Layer {layer}, mean over heads", "zh": "第 {layer} 层，各头平均"},
     "explorer.lines_title": {"en": "Lines: query (left) → key (right)", "zh": "连线：查询（左）→ 键（右）"},
+    "explorer.heads_lines": {"en": "Every head of the layer as lines", "zh": "本层全部注意力头的连线"},
+    "explorer.heads_lines.title": {"en": "Layer {layer}: each head in its colour, query (left) → key (right)",
+                                   "zh": "第 {layer} 层：每个头一种颜色，查询（左）→ 键（右）"},
+    "explorer.heads_lines.hint": {
+        "en": "Point at a token to see only its lines; click a head's name to hide or show it. A line's strength is "
+              "its weight; the rows, keys, top-k and threshold are the close-up's.",
+        "zh": "把指针移到一个词元上，只看它的连线；点击头的名字可隐藏或显示该头。线条的深浅就是权重；行、键、top-k "
+              "和阈值与上面的放大图相同。"},
+    "explorer.heads_lines.left_out": {
+        "en": "{n} more lines of at least 1% are left out to keep the view light: the {kept} strongest are drawn.",
+        "zh": "为保持视图轻量，另有 {n} 条不低于 1% 的连线未画出：只画出最强的 {kept} 条。"},
     "explorer.key_window": {
         "en": "A long input: the close-up shows keys {k0}–{k1} of {n}, the ones that matter to these rows. A row puts "
               "at most {outside:.3f} of its weight on the keys not shown.",

@@ -10,11 +10,15 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from .. import page, sidebar, state
+from .. import classroom, page, sidebar, state
 from ..export import lines_csv, page_html, to_csv
 from ..figures import attention as fa
+from ..figures.head_lines import page as head_lines_page
 from ..i18n import lang, t
 from ..views import explorer as view
+
+
+HEADS_FONT_PX = {False: 14, True: 18}  # the heads' lines' tokens, on a screen and projected
 
 
 def names(grid: view.Grid) -> tuple[list[str], list[str], list[str]]:
@@ -104,8 +108,22 @@ def close_up(block: str, hide: bool, max_len: int, figures, table: pd.DataFrame)
         page.chart(lines_fig, "explorer.lines",
                    partial(lines_csv, focus.weights, focus.kept, focus.rows, focus.k_labels, names(grid)[2][2:]))
     st.caption(t("explorer.empty_cells"))
+    head_lines(grid, chosen)
     shown = [figures[0], (title, head_fig), (t("explorer.lines_title"), lines_fig), *figures[1:]]
     download(block, title, chosen, shown, table)
+
+
+def head_lines(grid: view.Grid, chosen) -> None:
+    """Every head of the layer as coloured lines over the close-up's rows and keys (BertViz's head view): hovering a
+    token keeps only its lines, clicking a head's name hides or shows it (in the browser, no rerun)."""
+    _, top_k, threshold, window = chosen
+    lines = view.head_lines(grid, top_k, threshold, window)
+    st.subheader(t("explorer.heads_lines"))
+    heading = t("explorer.heads_lines.title", layer=grid.layer)
+    st.iframe(head_lines_page(lines, names(grid)[1], heading, t("explorer.heads_lines.hint"),
+                              HEADS_FONT_PX[classroom.presenting()]), height="content", alt=heading)
+    if lines.left_out:
+        st.caption(t("explorer.heads_lines.left_out", n=lines.left_out, kept=len(lines.weight)))
 
 
 def download(block: str, title: str, chosen, figures, table: pd.DataFrame) -> None:

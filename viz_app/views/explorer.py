@@ -162,6 +162,40 @@ def focus(g: Grid, average: bool, top_k: int, threshold: float, window: tuple[in
                  average, keys, tuple(g.k_labels[keys]), max(outside, 0.0))
 
 
+LINES_MIN = 0.01  # the heads' lines leave out weights under 1 % (drawn at opacity = weight, they would not show)
+LINES_MAX = 12_000  # lines one view sends at most: the strongest, the page saying how many it left out
+
+
+@dataclass(frozen=True)
+class HeadLines:
+    """Every head of the selected layer as lines from the close-up's query rows to its keys (BertViz's head view):
+    line n goes from row `query[n]` to key `key[n]` in head `head[n]` with weight `weight[n]`."""
+    head: np.ndarray  # int [n]
+    query: np.ndarray  # int [n]: a row of `rows` (0 = the window's first, at position `start`)
+    key: np.ndarray  # int [n]: a key of `k_labels` (0 = position keys.start)
+    weight: np.ndarray  # float32 [n]
+    n_heads: int
+    rows: tuple[str, ...]
+    start: int
+    keys: slice
+    k_labels: tuple[str, ...]
+    left_out: int  # lines of at least LINES_MIN left out to stay within LINES_MAX, the faintest
+
+
+def head_lines(g: Grid, top_k: int, threshold: float, window: tuple[int, int]) -> HeadLines:
+    """Each head of `g`'s layer over the close-up's rows and keys, filtered as the close-up is (top-k and threshold
+    in each head's row), weights under LINES_MIN left out."""
+    lo, hi = window
+    keys = key_window(g.selected.shape[-1], window, g.block == "decoder.self_attn")
+    weights = g.selected[:, lo:hi + 1, keys]  # [heads, rows, keys]
+    kept = filter_mask(weights, top_k, max(threshold, LINES_MIN), allowed=~g.blocked[:, lo:hi + 1, keys])
+    head, query, key = np.nonzero(kept)
+    order = np.sort(np.argsort(-weights[head, query, key], kind="stable")[:LINES_MAX])  # the strongest, in order
+    return HeadLines(head[order], query[order], key[order], weights[head, query, key][order].astype(np.float32),
+                     weights.shape[0], g.q_labels[lo:hi + 1], lo, keys, tuple(g.k_labels[keys]),
+                     max(len(head) - LINES_MAX, 0))
+
+
 @dataclass(frozen=True)
 class Stats:
     """Every statistic of every head of a block (head_stats), and what stands out."""
