@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from .hook_points import half, record, record_derived, summarize
+from .hook_points import edit, half, record, record_derived, summarize
 
 DERIVED = ("scores_scaled", "scores_masked")  # derived from the scores
 FROM_QK = ("scores", *DERIVED)  # derived, in the end, from q and k
@@ -49,7 +49,9 @@ class AttentionPoints:
         record_derived(self.module, "scores_masked", ("masked", ("scores_scaled",), self.mask if blocking else None))
 
     def pattern(self, value) -> None:
-        record(self.module, "pattern", value.to(torch.float16) if half() else value)  # float16 on request
+        if half():  # float16 on request: an edit is made in the weights themselves first (record makes it again)
+            edit(self.module, "pattern", value)
+        record(self.module, "pattern", value.to(torch.float16) if half() else value)
         summarize(self.module, "pattern", value)  # an on-demand trace keeps it pooled
 
     def z(self, value) -> None:

@@ -38,6 +38,7 @@ import numpy as np
 import torch
 
 from . import on_demand as demand
+from .edits import by_name
 
 
 def name_filter(names) -> Callable[[str], bool] | None:
@@ -98,9 +99,12 @@ class Recorder:
     """
 
     def __init__(self, scale: bool = True, names=None, stop_after: str | None = None,
-                 on_demand: demand.OnDemand | None = None, half: bool = False, keep_as=None):
+                 on_demand: demand.OnDemand | None = None, half: bool = False, keep_as=None, edits=()):
         if on_demand is not None and names is not None:
             raise ValueError("an on-demand trace chooses what it keeps itself: give it no names filter.")
+        self.edits = by_name(edits)  # name → [Edit], made in the values as they are recorded (edits.py)
+        if self.edits and on_demand is not None:
+            raise ValueError("an on-demand trace runs a layer again when it is read: it takes no edits.")
         self.scale, self.on_demand = scale, on_demand
         self.half = half  # attention weights kept in float16 (pooled ones too), read as float32
         self.keep_as = keep_as  # (name, tensor) -> what to keep of it, e.g. one row (decoding's steps); None: all
@@ -140,6 +144,20 @@ class Recorder:
             raise RuntimeError(f"{name} was recorded twice in one trace.")
         self.reached.add(name)
         self.order.append(name)
+
+    def edit(self, name: str, value: torch.Tensor) -> None:
+        """Make the edits of `name` in `value`, the tensor the forward pass goes on with. A value already kept under
+        another name may be this very tensor (a layer's input is the last one's output): it keeps what it was."""
+        for kept, tensor in self.values.items():
+            if isinstance(tensor, torch.Tensor) and tensor.untyped_storage().data_ptr() == \
+                    value.untyped_storage().data_ptr():
+                self.values[kept] = tensor.clone()
+        for edit in self.edits[name]:
+            edit.apply(value)
+
+    def unreached_edits(self) -> list[str]:
+        """The names of edits the call never came to (a typo, or a value this model does not have)."""
+        return [name for name in self.edits if name not in self.reached]
 
     def wanted(self, name: str) -> bool:
         return self.wants is None or bool(self.wants(name))
@@ -323,6 +341,8 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: t
         return False
     name = _name(module, leaf)
     recorder.reach(name)
+    if name in recorder.edits:
+        recorder.edit(name, value)
     if not (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by)):
         return False
     recorder.keep(name, value.clone() if copy else value)
@@ -343,6 +363,13 @@ def remember(module, **context) -> None:
     recorder = _ACTIVE.get()
     if recorder is not None and recorder.on_demand is not None:
         recorder.remember(getattr(module, "trace_path", ""), dict(context, stack=module))
+
+
+def edit(module, leaf: str, value: torch.Tensor) -> None:
+    """Make the call's edits of '<module path>.<leaf>' in `value` now (record makes them too, as it keeps a value)."""
+    recorder = _ACTIVE.get()
+    if recorder is not None and _name(module, leaf) in recorder.edits:
+        recorder.edit(_name(module, leaf), value)
 
 
 def half() -> bool:
@@ -396,15 +423,16 @@ def scale_scores() -> bool:
 
 @contextlib.contextmanager
 def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None, half: bool = False,
-              keep_as=None):
+              keep_as=None, edits=()):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
     `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
     `stop_after` makes record() raise Stopped once that name is recorded; `on_demand` (an on_demand.OnDemand)
     keeps what fits and computes a layer's values when read; `half` keeps attention weights in float16; `keep_as`
-    (name, tensor) -> tensor keeps part of each value (a copy, so that the rest is freed).
+    (name, tensor) -> tensor keeps part of each value (a copy, so that the rest is freed); `edits` (edits.Edit) change
+    values as they are recorded.
     """
-    recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as)
+    recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as, edits)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder

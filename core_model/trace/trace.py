@@ -177,7 +177,7 @@ def on_device(model: torch.nn.Module, t: torch.Tensor | None) -> torch.Tensor | 
 
 def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = True,
                    pad_mask: bool = True, token_types=None, names=None, stop_after: str | None = None,
-                   on_demand: OnDemand | bool | None = None, half: bool = False):
+                   on_demand: OnDemand | bool | None = None, half: bool = False, edits=()):
     """Run the model once without gradients and return (output, Trace of the values it computed).
 
     scale=False drops the 1/√d_k of every attention block; pad_mask=False lets queries attend to
@@ -199,14 +199,20 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
 
     half=True keeps every attention block's weights (`pattern`, and the pooled ones) in float16: half their memory,
     about three significant digits (a weight of 0.1234 reads 0.1234 ± 0.00005); they read as float32 arrays.
+
+    edits (edits.zero, edits.mean, edits.patch) change named values as the forward pass computes them: a head
+    knocked out, a value patched from another run; all that follows reads the edited value, and so does the trace.
+    An edit of a name the model never computes is a ValueError.
     """
     on_demand = OnDemand() if on_demand is True else on_demand or None
     try:
-        with torch.no_grad(), recording(scale, names, stop_after, on_demand, half) as recorder:
+        with torch.no_grad(), recording(scale, names, stop_after, on_demand, half, edits=edits) as recorder:
             out = model(on_device(model, as_batch(src)), on_device(model, as_batch(tgt)), pad_mask=pad_mask,
                         token_types=on_device(model, as_batch(token_types)))
     except Stopped:
         return None, Trace(recorder)
     if stop_after is not None:
         raise ValueError(f"stop_after={stop_after!r}: the model computed no value of that name.")
+    if recorder.unreached_edits():
+        raise ValueError(f"edits: the model computed no value named {recorder.unreached_edits()[0]!r}.")
     return out, Trace(recorder)
