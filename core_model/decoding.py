@@ -95,12 +95,14 @@ class _Run:
     start: tuple[int, ...]  # bos, plus the prompt of a decoder-only model
     budget: int  # how many tokens may be generated
     deadline: float = float("inf")  # time.monotonic() after which no new step starts
+    edits: tuple = ()  # trace.edits made in every forward pass (heads knocked out), the encoder's included
 
     def out_of_time(self) -> bool:
         return time.monotonic() > self.deadline
 
 
-def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: float | None = None) -> _Run:
+def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: float | None = None,
+           edits=()) -> _Run:
     """Check the arguments, run the encoder once, and work out the step budget and the deadline."""
     cfg = model.cfg
     if not cfg.has_decoder:
@@ -121,7 +123,7 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
         if not src:
             raise CodedError("the source is empty; an encoder-decoder model needs at least one source token.",
                              "empty_source")
-        with torch.no_grad():
+        with torch.no_grad(), recording(names=(), edits=edits):  # nothing kept; the encoder's edits made
             memory, memory_mask = model.encode(on_device(model, torch.tensor([src])))
         start = cfg.decoder_start  # bos, and an mBART-50's target language (ModelConfig.forced_bos_id)
     else:
@@ -132,7 +134,10 @@ def _start(model: Transformer, src_ids, max_len: int, use_cache: bool, seconds: 
         raise CodedError(f"the prompt of {len(src)} tokens leaves no room below the model's {cfg.positions} positions.",
                          "no_room", {"n": len(src), "positions": cfg.positions})
     deadline = float("inf") if seconds is None else time.monotonic() + seconds
-    return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline)
+    if any(edit.position is not None for edit in edits):  # a cached step's positions start at 0 again
+        raise ValueError("decoding makes an edit at every position: give it no position.")
+    return _Run(model, memory, memory_mask, model.new_cache() if use_cache else None, start, budget, deadline,
+                tuple(edits))
 
 
 def _last_query(name: str, pattern: torch.Tensor) -> torch.Tensor:
@@ -153,7 +158,7 @@ def _advance(run: _Run, prefixes: torch.Tensor):
     new = on_device(model, prefixes if run.cache is None else prefixes[:, run.cache.length:])
     memory = None if run.memory is None else run.memory.expand(b, -1, -1)  # [b, s, d_model]
     mask = None if run.memory_mask is None else run.memory_mask.expand(b, -1, -1, -1)  # [b, 1, 1, s]
-    with torch.no_grad(), recording(names=STEP_NAMES, keep_as=_last_query) as values:
+    with torch.no_grad(), recording(names=STEP_NAMES, keep_as=_last_query, edits=run.edits) as values:
         # pad_mask=False: a generated prefix is never padding, even if the model emits pad_id.
         hidden = model.decode(new, memory, mask, pad_mask=False, cache=run.cache)
         logits = model.project(hidden[:, -1:])[:, 0].cpu()  # [b, vocab]: chosen from on the host, a row per beam
@@ -179,10 +184,10 @@ def _check_n_top(n_top) -> None:
 
 
 def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool, n_top: int,
-                seconds: float | None) -> Decoded:
+                seconds: float | None, edits=()) -> Decoded:
     """One hypothesis, one token per step; `choose(logits [vocab])` → (token, probs [vocab])."""
     _check_n_top(n_top)
-    run = _start(model, src_ids, max_len, use_cache, seconds)
+    run = _start(model, src_ids, max_len, use_cache, seconds, edits)
     prefix, steps, log_prob = list(run.start), [], 0.0
     for index in range(run.budget):
         if index and run.out_of_time():
@@ -201,15 +206,16 @@ def _sequential(model, src_ids, choose: Callable, max_len: int, use_cache: bool,
 
 
 def greedy(model: Transformer, src_ids, max_len: int = DEFAULT_MAX_LEN, use_cache: bool = True,
-           n_top: int = 5, seconds: float | None = None) -> Decoded:
+           n_top: int = 5, seconds: float | None = None, edits=()) -> Decoded:
     """Always take the most likely next token. `src_ids` is the prompt of a decoder-only model.
 
-    With `seconds`, no step starts once that much time has passed (finished_by "time")."""
+    With `seconds`, no step starts once that much time has passed (finished_by "time"). `edits` (trace.edits
+    without a position: zeroed or mean-ablated heads) are made in every forward pass, the encoder's included."""
     def choose(logits):
         probs = torch.softmax(logits, -1)
         return int(torch.argmax(logits)), probs
 
-    return _sequential(model, src_ids, choose, max_len, use_cache, n_top, seconds)
+    return _sequential(model, src_ids, choose, max_len, use_cache, n_top, seconds, edits)
 
 
 def sampling_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0,

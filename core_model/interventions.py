@@ -1,0 +1,72 @@
+"""Which heads matter to an output: the model's own output scored again with heads knocked out (trace.edits).
+
+Attention weights say where a head looks, not whether what it finds matters. Here a head is removed (its output z
+set to zero, so W_O reads nothing from it) and the model's output is scored again, teacher-forced: how much less
+likely the whole output becomes is how much the model needed that head for it.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+import torch
+
+from .nn.model import Transformer
+from .trace import run_with_trace
+from .trace.edits import zero
+
+
+def blocks(model: Transformer) -> list[tuple[str, int, int]]:
+    """The model's attention blocks as (block "stack.kind", layers, heads), encoder first."""
+    cfg = model.cfg
+    out = []
+    if cfg.has_encoder:
+        out.append(("encoder.self_attn", cfg.n_encoder_layers, cfg.n_heads))
+    if cfg.has_decoder:
+        out.append(("decoder.self_attn", cfg.n_decoder_layers, cfg.n_heads))
+    if cfg.has_encoder and cfg.has_decoder:
+        out.append(("decoder.cross_attn", cfg.n_decoder_layers, cfg.n_heads))
+    return out
+
+
+def knockout(block: str, layer: int, head: int):
+    """The edit that removes one head: its output z zeroed."""
+    stack, kind = block.split(".")
+    return zero(f"{stack}.layers.{layer}.{kind}.z", head=head)
+
+
+def output_log_prob(model: Transformer, src_ids, out_ids, ended: bool, edits=()) -> float:
+    """log P(out_ids, and eos if `ended`) under the model, teacher-forced, with `edits` made: decoding's log_prob
+    for the output it chose (the same arithmetic in one pass instead of one per step).
+
+    `src_ids` is the source of an encoder-decoder model, the prompt of a decoder-only one (as for decoding)."""
+    cfg = model.cfg
+    start = tuple(cfg.decoder_start) if cfg.has_encoder else (cfg.bos_id, *src_ids)
+    wanted = [*out_ids, cfg.eos_id] if ended else list(out_ids)
+    if not wanted:
+        return 0.0
+    tgt = [*start, *wanted][:-1]  # each position predicts the next
+    logits, _ = run_with_trace(model, list(src_ids) if cfg.has_encoder else None, tgt, pad_mask=False, names=(),
+                               edits=edits)
+    read = torch.log_softmax(logits[0, len(start) - 1:].double(), -1)  # the positions that predict `wanted`
+    return float(read[torch.arange(len(wanted)), torch.tensor(wanted)].sum())
+
+
+def sweep(model: Transformer, src_ids, out_ids, ended: bool, progress: Callable[[float], None] | None = None,
+          seconds: float | None = None) -> tuple[dict[str, np.ndarray], bool]:
+    """Each head knocked out alone: ({block: drop [layers, heads]}, done). A drop is how much the output's
+    log-probability falls without that head (negative: the output became more likely). With `seconds`, no head
+    is tried once that much time has passed: the heads not tried are NaN and done is False."""
+    base = output_log_prob(model, src_ids, out_ids, ended)
+    found = {block: np.full((layers, heads), np.nan) for block, layers, heads in blocks(model)}
+    cells = [(b, layer, h) for b, layers, heads in blocks(model) for layer in range(layers) for h in range(heads)]
+    deadline = float("inf") if seconds is None else time.monotonic() + seconds
+    for i, (block, layer, head) in enumerate(cells):
+        if time.monotonic() > deadline:
+            return found, False
+        found[block][layer, head] = base - output_log_prob(model, src_ids, out_ids, ended,
+                                                           [knockout(block, layer, head)])
+        if progress is not None:
+            progress((i + 1) / len(cells))
+    return found, True
