@@ -1,7 +1,7 @@
 """Decoding: step through generation — the decoder input, the top next tokens, that step's attention rows."""
 import streamlit as st
 
-from viz_app.place import decoding as place
+from viz_app.place import decoding as place, knockout
 from viz_app import classroom, loaders, page
 from viz_app.errors import message
 from viz_app.i18n import t
@@ -55,6 +55,5 @@ with table:
 with alignment:
     place.all_steps(decoded, labels, run.src_labels, layer, k)
 if decoded.beams is not None:
-    st.subheader(t("decoding.beam"))
-    st.write(t("decoding.beam.about"))
     place.beam_view(decoded, tokenizer, params["width"])
+knockout.section(cfg, tokenizer)

@@ -10,7 +10,7 @@ import dataclasses
 import streamlit as st
 import torch
 
-from core_model import decoding
+from core_model import decoding, interventions
 from core_model.checkpoints import CheckpointError
 from core_model.generation import Generation, read_generation
 from core_model.messages import CodedError
@@ -20,7 +20,7 @@ from . import cost, models
 from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
-           "decode", "continuation", "sampling_probs"]
+           "decode", "continuation", "sampling_probs", "knocked_out", "output_score"]
 
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
@@ -57,6 +57,20 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
     The source is prepared exactly as `run` prepares it, so its positions match `run(...).src_labels`.
     Only the arguments of the chosen method matter; the page passes the others at their defaults.
     """
+    loaded, ids, common = _source(name, src_text)
+    if method == "greedy":
+        return decoding.greedy(loaded.model, ids, **common)
+    if method == "beam":
+        return decoding.beam_search(loaded.model, ids, width=width, length_penalty=alpha, **common)
+    if method == "sample":
+        return decoding.sample(loaded.model, ids, temperature=temperature, top_k=top_k, top_p=top_p,
+                               seed=seed, **common)
+    raise CodedError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.", "bad_argument",
+                     {"name": "method"})
+
+
+def _source(name: str, src_text: str) -> tuple:
+    """(the loaded model, the source ids as `run` prepares them, the bounds every decoding of them takes)."""
     loaded = models.load_model(name)
     cfg = loaded.config
     if not decoding_applies(cfg.architecture):
@@ -72,16 +86,27 @@ def decode(name: str, src_text: str, method: str = "greedy", width: int = 4, alp
         own = None
     if own is not None and own.max_new_tokens:  # a forced language code is one of generate()'s new tokens
         max_len = min(max_len, max(1, own.max_new_tokens - len(cfg.decoder_start) + 1))
-    common = dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
-    if method == "greedy":
-        return decoding.greedy(loaded.model, ids, **common)
-    if method == "beam":
-        return decoding.beam_search(loaded.model, ids, width=width, length_penalty=alpha, **common)
-    if method == "sample":
-        return decoding.sample(loaded.model, ids, temperature=temperature, top_k=top_k, top_p=top_p,
-                               seed=seed, **common)
-    raise CodedError(f"method is {method!r}, but must be one of: {', '.join(DECODE_METHODS)}.", "bad_argument",
-                     {"name": "method"})
+    return loaded, ids, dict(max_len=max_len, n_top=DECODE_TOP, seconds=DECODE_SECONDS)
+
+
+@per_visitor("src_text")
+@st.cache_data(max_entries=64, max_size="1MB", show_spinner=False)
+def knocked_out(name: str, src_text: str, heads: tuple[tuple[str, int, int], ...], scope: str = "") -> tuple[int, ...]:
+    """The ids of the greedy decoding with `heads` ((block, layer, head), ...) removed: their outputs zeroed in every
+    pass (only the ids are kept: a decoding's every step's logits would be a large model's vocabulary each)."""
+    loaded, ids, common = _source(name, src_text)
+    return decoding.greedy(loaded.model, ids, **common, edits=[interventions.knockout(*h) for h in heads]).ids
+
+
+@per_visitor("src_text")
+@st.cache_data(max_entries=4096, max_size="1MB", show_spinner=False)
+def output_score(name: str, src_text: str, heads: tuple[tuple[str, int, int], ...] = (), scope: str = "") -> float:
+    """log P(the greedy output) with `heads` removed, teacher-forced (one pass): what the page's sweep calls for one
+    head at a time, each answer kept, so a sweep cut short by its time goes on where it stopped."""
+    loaded, ids, _ = _source(name, src_text)
+    out = decode(name, src_text)
+    return interventions.output_log_prob(loaded.model, ids, out.ids, out.finished_by == "eos",
+                                         [interventions.knockout(*h) for h in heads])
 
 
 def continuation(name: str, src_text: str) -> str | None:

@@ -254,7 +254,9 @@ def all_steps(decoded, labels, src_labels, layer: int, step: int) -> None:
 
 
 def beam_view(decoded, tokenizer, width: int) -> None:
-    """The beam tree (x = step, y = rank) and the final hypotheses with their scores."""
+    """The beam tree (x = step, y = rank) and the final hypotheses with their scores, under their heading."""
+    st.subheader(t("decoding.beam"))
+    st.write(t("decoding.beam.about"))
     tree, hyps = view.tree(decoded), decoded.hypotheses
     fig = figs.beam_tree([[piece(tokenizer, i) for i in step] for step in tree.last_ids], tree.scores,
                          tree.normalized, tree.parents, tree.finished, tree.best,

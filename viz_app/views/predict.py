@@ -94,3 +94,18 @@ def most_credited(integrated, labels, token: str, context: str) -> Question:
     best = int(np.argmax(row))
     prompt = ("predict.q.credited", {"token": token}) if token else ("predict.q.credited_cls", {})
     return Question("attribution", context, prompt, tuple(labels), frozenset({best}), f"{row[best]:.3f}")
+
+
+def head_that_matters(drops: dict, block_names: dict, context: str) -> Question:
+    """Decoding's knock-out sweep: which head, removed alone, makes the model's output least likely? `drops`
+    {block: [layers, heads]} the fall in log P(output) without each head (NaN: not tried); `block_names` {block: its
+    short name}. Every head tried is an option, "<block> L<layer>·H<head>"."""
+    options, values = [], []
+    for block, grid in drops.items():
+        for layer, head in np.ndindex(grid.shape):
+            if np.isfinite(grid[layer, head]):
+                options.append(f"{block_names[block]} L{layer}·H{head}")
+                values.append(float(grid[layer, head]))
+    best = int(np.argmax(values))
+    return Question("decoding.knockout", context, ("predict.q.head_matters", {}), tuple(options), frozenset({best}),
+                    f"Δ log P = {values[best]:.3f}")
