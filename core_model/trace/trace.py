@@ -180,13 +180,13 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
                    on_demand: OnDemand | bool | None = None, half: bool = False, edits=()):
     """Run the model once without gradients and return (output, Trace of the values it computed).
 
-    scale=False drops the 1/√d_k of every attention block; pad_mask=False lets queries attend to
-    padding. Both are teaching switches; the model's weights are untouched.
+    scale=False drops the 1/√d_k of every attention block; pad_mask=False lets queries attend to padding. Both are
+    teaching switches; the model's weights are untouched.
 
-    names (like TransformerLens's names_filter) picks what the trace keeps: None keeps every
-    value; a name, an fnmatch pattern ("*.pattern") or an iterable of them; or a callable
-    name -> bool. What is left out is never converted or kept, so it is freed as the forward
-    pass goes on; derived values come with what they derive from (the scores with q and k).
+    names (like TransformerLens's names_filter) picks what the trace keeps: None keeps every value; a name, an fnmatch
+    pattern ("*.pattern") or an iterable of them; or a callable name -> bool. What is left out is never converted or
+    kept, so it is freed as the forward pass goes on; derived values come with what they derive from (the scores with
+    q and k).
 
     stop_after (a name the filter keeps; like TransformerLens's stop_at_layer) ends the forward pass
     once that value is recorded: nothing after it is computed and the output is None. A name the
@@ -200,9 +200,8 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     half=True keeps every attention block's weights (`pattern`, and the pooled ones) in float16: half their memory,
     about three significant digits (a weight of 0.1234 reads 0.1234 ± 0.00005); they read as float32 arrays.
 
-    edits (edits.zero, edits.mean, edits.patch) change named values as the forward pass computes them: a head
-    knocked out, a value patched from another run; all that follows reads the edited value, and so does the trace.
-    An edit of a name the model never computes is a ValueError.
+    edits (edits.zero, .mean, .patch: a head knocked out, a value from another run) change values as they are made;
+    all that follows, the trace too, reads the edited value. A name the model never reaches is a ValueError.
     """
     on_demand = OnDemand() if on_demand is True else on_demand or None
     try:
@@ -213,6 +212,6 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
         return None, Trace(recorder)
     if stop_after is not None:
         raise ValueError(f"stop_after={stop_after!r}: the model computed no value of that name.")
-    if recorder.unreached_edits():
-        raise ValueError(f"edits: the model computed no value named {recorder.unreached_edits()[0]!r}.")
+    for name in recorder.unreached_edits():
+        raise ValueError(f"edits: the model computed no value named {name!r}.")
     return out, Trace(recorder)
