@@ -131,7 +131,7 @@ def finish(out: Path, steps: int, resumed_from: int, log: Path) -> dict:
 
 def test_random_sigint_and_sigkill_leave_a_checkpoint_that_resume_continues(tmp_path):
     rng = random.Random(20240611)
-    signals = [signal.SIGINT, signal.SIGKILL] * 2
+    signals = [signal.SIGINT, signal.SIGKILL]  # each once, in a random order: the second run resumes, then is hit
     rng.shuffle(signals)
     out, saved, outcomes = tmp_path / "run", None, []
     for i, sig in enumerate(signals):

@@ -131,18 +131,7 @@ def open_page(browser, server):
     def _open(path: str):
         context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
         contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
-        rec = Recorder()
-        page.on("console", lambda m: rec.console_errors.append((m.text, m.location.get("url", "")))
-                if m.type == "error" else None)
-        page.on("pageerror", lambda e: rec.page_errors.append(str(e)))
-        page.on("request", lambda r: rec.requests.append(r.url))
-
-        def on_dialog(dialog):  # an alert() from injected text would block the page; note it and close it
-            rec.dialogs.append(dialog.message)
-            dialog.dismiss()
-        page.on("dialog", on_dialog)
+        page, rec = recorded(context.new_page())
         page.goto(f"{server}/{path}")
         wait_idle(page)
         return page, rec
@@ -150,6 +139,44 @@ def open_page(browser, server):
     yield _open
     for context in contexts:
         context.close()
+
+
+def real_console_errors(rec, path: str) -> list[str]:
+    """Console errors, less the two 404s of Streamlit's own base-path probe.
+
+    Opened at /explorer, Streamlit's frontend first tries /explorer/_stcore/health and
+    /explorer/_stcore/host-config (in case the app is served under a path prefix), gets 404 and
+    falls back to /_stcore/...; chromium logs each 404 as a console error. Nothing the app can change.
+    """
+    probe = re.compile(rf"/{re.escape(path)}/_stcore/(health|host-config)$")
+    return [text for text, url in rec.console_errors if not (text.startswith("Failed to load resource") and probe.search(url))]
+
+
+def assert_loaded_clean(page, rec, path: str) -> None:
+    """A page drawn without a Python exception, a script error or a console error, with nothing fetched from
+    outside (no CDN, no telemetry, no fonts from the web) and every chart's labels within the room it made."""
+    errors = page.locator('[data-testid="stException"]')  # a traceback is drawn, not logged to the console
+    assert errors.count() == 0, errors.first.inner_text()
+    assert rec.page_errors == []
+    assert real_console_errors(rec, path) == []
+    assert rec.foreign_requests() == []
+    assert outside_charts(page) == []
+
+
+def recorded(page):
+    """(page, its Recorder): what the page does from now on is noted."""
+    page.set_default_timeout(TIMEOUT_MS)
+    rec = Recorder()
+    page.on("console", lambda m: rec.console_errors.append((m.text, m.location.get("url", "")))
+            if m.type == "error" else None)
+    page.on("pageerror", lambda e: rec.page_errors.append(str(e)))
+    page.on("request", lambda r: rec.requests.append(r.url))
+
+    def on_dialog(dialog):  # an alert() from injected text would block the page; note it and close it
+        rec.dialogs.append(dialog.message)
+        dialog.dismiss()
+    page.on("dialog", on_dialog)
+    return page, rec
 
 
 def wait_idle(page, charts: int = 0) -> None:

@@ -1,13 +1,9 @@
-"""What only a real browser shows: clean loading offline, live updates, shareable URLs, glyphs, escaping."""
-import re
+"""What only a real browser shows: live updates, shareable URLs, glyphs, escaping. (Every page loading clean and
+offline: test_classroom_browser's presenter mode, by link in both languages, and test_long_input_browser's walk.)"""
 from pathlib import Path
 
-import pytest
-
-from tests.e2e.conftest import (PAGES, TIMEOUT_MS, outside_charts, pick, plot_data, screenshot, sidebar_input,
-                                 type_sentence, wait_idle, x_ticks)
-
-NO_CHART_PAGES = {"overview"}  # its chart is graphviz, not plotly
+from tests.e2e.conftest import (TIMEOUT_MS, outside_charts, pick, plot_data, real_console_errors, screenshot,
+                                 sidebar_input, type_sentence, wait_idle, x_ticks)
 
 
 def go_to(page, link: str) -> str:
@@ -23,17 +19,6 @@ def go_to(page, link: str) -> str:
 SIDEBAR = '[data-testid="stSidebar"]'
 
 
-def real_console_errors(rec, path: str) -> list[str]:
-    """Console errors, less the two 404s of Streamlit's own base-path probe.
-
-    Opened at /explorer, Streamlit's frontend first tries /explorer/_stcore/health and
-    /explorer/_stcore/host-config (in case the app is served under a path prefix), gets 404 and
-    falls back to /_stcore/...; chromium logs each 404 as a console error. Nothing the app can change.
-    """
-    probe = re.compile(rf"/{re.escape(path)}/_stcore/(health|host-config)$")
-    return [text for text, url in rec.console_errors if not (text.startswith("Failed to load resource") and probe.search(url))]
-
-
 def sidebar_select(page, label: str):
     return page.locator(f'{SIDEBAR} [data-testid="stSelectbox"]').filter(has_text=label)
 
@@ -44,20 +29,6 @@ def choose(page, label: str, option: str) -> None:
     page.wait_for_function("([label, option]) => document.querySelector(`input[aria-label='${label}']`).value === option",
                            arg=[label, option])
     wait_idle(page, charts=1)
-
-
-@pytest.mark.parametrize("path", PAGES)
-def test_page_loads_clean_and_offline(open_page, path):
-    page, rec = open_page(path)  # /overview too: it once opened on "Page not found"
-    wait_idle(page, charts=0 if path in NO_CHART_PAGES else 1)
-    assert page.locator("h1").first.inner_text().strip()
-    # A Python exception would be drawn as a traceback element, not logged to the console.
-    errors = page.locator('[data-testid="stException"]')
-    assert errors.count() == 0, errors.first.inner_text()
-    assert rec.page_errors == []
-    assert real_console_errors(rec, path) == []
-    assert rec.foreign_requests() == []  # no CDN, no telemetry, no fonts from the web
-    assert outside_charts(page) == []  # every label fits in the room its chart made for it
 
 
 TICKS = "[...document.querySelectorAll('.js-plotly-plot .xtick text')].map(t => t.textContent)"

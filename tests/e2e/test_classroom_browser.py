@@ -16,7 +16,8 @@ from core_model import load
 from core_model.decoding import greedy
 from core_model.trace import run_with_trace
 from tests.e2e.chinese import english_leaks
-from tests.e2e.conftest import ARTIFACTS, CHART, HEIGHT, PAGES, TIMEOUT_MS, WIDTH, wait_idle
+from tests.e2e.conftest import (ARTIFACTS, CHART, HEIGHT, PAGES, TIMEOUT_MS, WIDTH, assert_loaded_clean, recorded,
+                                 wait_idle)
 from tests.e2e.layout import layout_faults
 from viz_app.figures.heatmap import EVERY_LABEL
 from viz_app.figures.present import MAX_HEIGHT
@@ -60,10 +61,11 @@ LAYOUT = """(selector) => {
 
 @pytest.fixture(scope="module")
 def tabs(browser, server):
-    """One 1024×768 tab per language, kept for the module: each page opened in it is a new session, but the
-    app's scripts come from the tab's cache (a fresh context per page loaded them twenty times)."""
+    """One 1024×768 tab per language, kept for the module, with what it does recorded (conftest.recorded): each page
+    opened in it is a new session, but the app's scripts come from the tab's cache (a fresh context per page loaded
+    them twenty times)."""
     contexts = {lang: browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}) for lang in ("en", "zh")}
-    yield {lang: context.new_page() for lang, context in contexts.items()}
+    yield {lang: recorded(context.new_page()) for lang, context in contexts.items()}
     for context in contexts.values():
         context.close()
 
@@ -71,11 +73,13 @@ def tabs(browser, server):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("name", PAGES)
 def test_presenter_mode_fits_a_projector(tabs, server, allowed, name, lang):
-    page = tabs[lang]
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(f"{server}/{name}?present=1&lang={lang}")
+    page, rec = tabs[lang]
+    rec.console_errors.clear()
+    rec.page_errors.clear()
+    page.goto(f"{server}/{name}?present=1&lang={lang}")  # /overview too: it once opened on "Page not found"
     page.wait_for_selector(CHART, timeout=TIMEOUT_MS)  # a fragment (the positional lab) draws after the run
     wait_idle(page)
+    assert_loaded_clean(page, rec, name)  # the first page fetched the app's scripts: none came from outside
     folder = ARTIFACTS / "presenter"
     folder.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(folder / f"{lang}-{name}.png"))

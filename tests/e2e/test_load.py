@@ -1,7 +1,7 @@
 """Visitors on one server at once: no errors, and each one sees only its own sentence.
 
 The sessions and their checks are bench/load.py's (`.venv/bin/python -m bench.load` runs more of them
-and reports the timings, 30 sessions in BENCHMARKS.md); here four browsers, with one round of interactions each:
+and reports the timings, 30 sessions in BENCHMARKS.md); here three browsers, with one round of interactions each:
 enough for their reruns to interleave on 2 cores (ten took 167 s in a full run of the suite, whose budget is 20
 minutes, and six 97 s). Then twelve clients of Streamlit's protocol (bench/protocol.py, the sessions
 the class-of-30 goal is measured with) take the same round, each after fetching what a fresh browser fetches.
@@ -13,7 +13,7 @@ from bench.load import run_sessions, summary
 from bench.protocol import fetch_frontend, frontend, run_clients
 from bench.visitor import FRONTEND, Session
 
-SESSIONS = 4
+SESSIONS = 3
 ACTIONS = ["first page", "page switch", "new sentence", "layer", "head", "decoding step"]
 
 

@@ -1,4 +1,5 @@
-"""A 2,048-position text of lm-en in a real browser: every page draws, and no websocket message is over 2 MB."""
+"""A 2,048-position text of lm-en in a real browser: every page draws clean and offline, and no websocket message is
+over 2 MB."""
 import base64
 import re
 from urllib.parse import urlencode
@@ -7,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.test_long_input import WORDS
-from tests.e2e.conftest import TIMEOUT_MS, sidebar_input, wait_idle
+from tests.e2e.conftest import TIMEOUT_MS, assert_loaded_clean, recorded, sidebar_input, wait_idle
 from viz_app.i18n import text
 from viz_app.registry import NAMES, PAGES
 
@@ -30,22 +31,23 @@ def visitor(browser, server):
     navigation, as a visitor goes on (the text is the session's; a new session would trace it anew), and the size
     of every frame the server sends."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
+    page, rec = recorded(context.new_page())
     sizes = []
     cdp = context.new_cdp_session(page)
     cdp.send("Network.enable")
     cdp.on("Network.webSocketFrameReceived", lambda e: sizes.append(
         len(base64.b64decode(e["response"]["payloadData"])) if e["response"]["opcode"] == 2
         else len(e["response"]["payloadData"].encode())))
-    yield page, sizes
+    yield page, rec, sizes
     context.close()
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_message_of_a_page_at_2048_positions_is_under_2_mb(visitor, server, name):
-    page, sizes = visitor
+    page, rec, sizes = visitor
     sizes.clear()  # from this page's first request on
+    rec.console_errors.clear()
+    rec.page_errors.clear()
     if page.url == "about:blank":  # the session's first page (the first of NAMES, or the one test run alone)
         page.goto(f"{server}/{name}?" + urlencode({"model": "lm-en", "src": long_text()}))
     else:
@@ -54,7 +56,7 @@ def test_every_message_of_a_page_at_2048_positions_is_under_2_mb(visitor, server
         page.wait_for_function("(old) => { const h = document.querySelector('h1'); return h && h.innerText !== old; }",
                                arg=old)
     wait_idle(page, charts=0 if name in ("overview",) else 1)
-    assert page.locator('[data-testid="stException"]').count() == 0
+    assert_loaded_clean(page, rec, name)  # in a visitor's own window (not presenting), nothing from outside
     if name not in ("masks", "worked_example", "overview"):  # a batch of 64, no text, the diagram
         assert "2027" in " ".join(page.locator('[data-testid="stAlert"]').all_inner_texts())  # the cut is said
     assert sizes and max(sizes) <= MESSAGE, f"largest message {max(sizes, default=0)} bytes"
