@@ -43,6 +43,7 @@ if pooled > 1:
 page.chart(grid_fig, "explorer.grid",
            select=partial(sidebar.pick_head, page.chart_key("explorer.grid"), "explorer.average"),
            csv=partial(grid_csv, grid.patterns, grid.q_labels, grid.k_labels, cells, pooled, grid.pooled))
+place.knock_out(cfg, grid)
 
 stat, titles, table = place.stat_choice(stats)
 stat_fig = fa.stat_map(stats.values[stat], layers, heads, titles[stat], zrange=stats.zrange(stat))

@@ -98,3 +98,23 @@ def test_a_language_model_has_one_grid_and_a_choice_from_another_model_is_droppe
     assert names == ["knockout.sweep.decoder.self_attn"]
     np.testing.assert_allclose(named_z(at, names[0]), core_sweep("lm-en", src)["decoder.self_attn"], rtol=1e-4,
                                atol=1e-4)
+
+
+def test_the_explorers_head_is_taken_to_the_decoding_page_knocked_out():
+    at = open_page("explorer", src=SENTENCE, layer=1, head=2, **{"explorer.kind": "decoder.cross_attn"})
+    assert_clean(at)
+    at.button(key="explorer.knock_out").click().run()
+    assert_clean(at)
+    assert at.title[0].value == text("page.decoding", "en")
+    assert at.multiselect(key="knockout.heads").value == [("decoder.cross_attn", 1, 2)]
+    loaded = loaders.load_model(MODEL)
+    without = decoding.greedy(loaded.model, source_ids(MODEL, SENTENCE), max_len=64,
+                              edits=[interventions.knockout("decoder.cross_attn", 1, 2)])
+    pieces = [loaded.tokenizers["tgt"].id_to_piece(i).lstrip("▁") for i in without.ids]
+    assert badges(at)[-1].count("-badge[") == len(pieces) and all(p in badges(at)[-1] for p in pieces)
+
+
+def test_an_encoder_only_model_offers_no_knock_out():
+    at = open_page("explorer", model="all-MiniLM-L6-v2")
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "explorer.knock_out"]

@@ -116,6 +116,11 @@ STRINGS = {
     "explorer.head_title": {"en": "Layer {layer}, head {head}", "zh": "第 {layer} 层，头 {head}"},
     "explorer.mean_title": {"en": "Layer {layer}, mean over heads", "zh": "第 {layer} 层，各头平均"},
     "explorer.lines_title": {"en": "Lines: query (left) → key (right)", "zh": "连线：查询（左）→ 键（右）"},
+    "explorer.knock_out": {"en": "Remove {head} and see the output without it", "zh": "移除{head}，看看没有它的输出"},
+    "explorer.knock_out.help": {
+        "en": "Opens the decoding page with this head knocked out: the output decoded again without it, beside the "
+              "original.",
+        "zh": "打开解码页面并移除这个头：在没有它的情况下重新解码，与原输出并排比较。"},
     "explorer.heads_lines": {"en": "Every head of the layer as lines", "zh": "本层全部注意力头的连线"},
     "explorer.heads_lines.title": {"en": "Layer {layer}: each head in its colour, query (left) → key (right)",
                                    "zh": "第 {layer} 层：每个头一种颜色，查询（左）→ 键（右）"},

@@ -10,12 +10,13 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
-from .. import classroom, page, sidebar, state
+from .. import classroom, loaders, page, sidebar, state
 from ..export import lines_csv, page_html, to_csv
 from ..figures import attention as fa
 from ..figures.head_lines import page as head_lines_page
 from ..i18n import lang, t
 from ..views import explorer as view
+from . import knockout
 
 
 HEADS_FONT_PX = {False: 14, True: 18}  # the heads' lines' tokens, on a screen and projected
@@ -124,6 +125,18 @@ def head_lines(grid: view.Grid, chosen) -> None:
                               HEADS_FONT_PX[classroom.presenting()]), height="content", alt=heading)
     if lines.left_out:
         st.caption(t("explorer.heads_lines.left_out", n=lines.left_out, kept=len(lines.weight)))
+
+
+def knock_out(cfg, grid: view.Grid) -> None:
+    """A button that takes the head shown up close to the decoding page, removed there (place/knockout.py); only a
+    model that decodes has an output to compare."""
+    if not loaders.decoding_applies(cfg.architecture):
+        return
+    head = (grid.block, grid.layer, grid.head)
+    if st.button(t("explorer.knock_out", head=knockout.head_name(head)), key="explorer.knock_out",
+                 help=t("explorer.knock_out.help")):
+        st.session_state[knockout.KEY] = [head]
+        st.switch_page("app_pages/decoding.py")
 
 
 def download(block: str, title: str, chosen, figures, table: pd.DataFrame) -> None:
