@@ -1,7 +1,7 @@
 """Decoding: step through generation — the decoder input, the top next tokens, that step's attention rows."""
 import streamlit as st
 
-from viz_app.place import decoding as place, knockout
+from viz_app.place import decoding as place, knockout, writes
 from viz_app import classroom, loaders, page
 from viz_app.errors import message
 from viz_app.i18n import t
@@ -47,6 +47,7 @@ else:
 st.subheader(t("decoding.self"))
 place.attention_rows(view.self_rows(step, layer, labels), heads, "decoding.self", t("decoding.self.title", layer=layer),
                      t("decoding.input"))
+writes.section(step, tokenizer)
 
 st.subheader(t("decoding.all"))
 table, alignment = st.columns([1, 2])

@@ -10,7 +10,8 @@ import dataclasses
 import streamlit as st
 import torch
 
-from core_model import decoding, interventions
+from core_model import decoding, interventions, logit_attribution
+from core_model.trace import run_with_trace
 from core_model.checkpoints import CheckpointError
 from core_model.generation import Generation, read_generation
 from core_model.messages import CodedError
@@ -20,7 +21,7 @@ from . import cost, models
 from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
-           "decode", "continuation", "sampling_probs", "knocked_out", "output_score"]
+           "decode", "continuation", "sampling_probs", "knocked_out", "output_score", "logit_parts", "writes_directly"]
 
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
@@ -40,6 +41,11 @@ def generation(name: str) -> Generation | None:
     if own is None or models.load_model(name).config.forced_bos_id is None:
         return own
     return dataclasses.replace(own, not_applied=tuple(n for n in own.not_applied if n != "forced_bos_token_id"))
+
+
+def writes_directly(name: str) -> bool:
+    """Whether the model's heads write to its output directly (a pre-norm decoder): what logit_parts needs."""
+    return logit_attribution.applies(models.load_model(name).model)
 
 
 def decoding_applies(architecture: str) -> bool:
@@ -107,6 +113,17 @@ def output_score(name: str, src_text: str, heads: tuple[tuple[str, int, int], ..
     out = decode(name, src_text)
     return interventions.output_log_prob(loaded.model, ids, out.ids, out.finished_by == "eos",
                                          [interventions.knockout(*h) for h in heads])
+
+
+@per_visitor("src_text")
+@st.cache_data(max_entries=256, max_size="4MB", show_spinner=False)
+def logit_parts(name: str, src_text: str, prefix: tuple[int, ...], token: int,
+                scope: str = "") -> logit_attribution.Attribution:
+    """What each head and the rest write toward `token` after the decoder input `prefix` (a decoding step's), through
+    the final norm's frozen scale (core_model.logit_attribution; a pre-norm decoder only, else ValueError)."""
+    loaded, ids, _ = _source(name, src_text)
+    _, trace = run_with_trace(loaded.model, ids if loaded.config.has_encoder else None, list(prefix))
+    return logit_attribution.attribute(loaded.model, trace, len(prefix) - 1, token)
 
 
 def continuation(name: str, src_text: str) -> str | None:

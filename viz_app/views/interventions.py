@@ -51,3 +51,19 @@ def sweep(all_heads, scores: dict, base: float) -> Sweep:
     for (block, layer, head), score in scores.items():
         drops[block][layer, head] = base - score
     return Sweep(drops, len(scores), len(all_heads))
+
+
+def rest_rows(rest: dict) -> tuple[list[str], list[float]]:
+    """logit_attribution's parts besides the heads, in the order the stream gathers them: (names, logits); a name
+    is (kind, layer) for the page to word: ("embedding", -1), ("ffn", i), ("bias", i) for a block's W_O bias,
+    ("norm", -1) for the final norm's bias and the output layer's."""
+    names, values = [], []
+    for name, value in rest.items():
+        if name == "embedding" or name == "norm and output bias":
+            names.append((name.split()[0], -1))
+        elif name.startswith("ffn "):
+            names.append(("ffn", int(name.split()[1])))
+        else:  # "<block> bias <i>"
+            names.append(("bias:" + name.split()[0], int(name.split()[-1])))
+        values.append(float(value))
+    return names, values
