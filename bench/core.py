@@ -220,6 +220,34 @@ def bench_long_trace(name: str = "lm-en", n: int = 2048, repeats: int = 3, sente
                  trace_mb=kept[mode][1], row_sum_error=kept[mode][2]) for mode in modes]
 
 
+def bench_sweep(names=("translate-en-fr", "lm-en"), n: int = 32, repeats: int = 3) -> list[dict]:
+    """The decoding page's knock-out sweep (core_model.interventions.sweep: each head removed alone, the greedy
+    output scored again) on n source or prompt tokens, against one traced forward pass of the same input: seconds,
+    and their ratio. Checks: every head tried, and the drops the same in every repeat."""
+    from core_model.interventions import blocks, sweep
+
+    rows = []
+    for name in names:
+        model = load(name).model
+        src, tgt = forward_inputs(name, n)  # the translator's tgt: <s> and its greedy output
+        prompt = src if src is not None else tgt[1:]  # a decoder-only model's prompt, without its <s>
+        out = greedy(model, prompt, max_len=model.cfg.max_len - 1 - (len(tgt) if src is None else 0))
+        ended, read = out.finished_by == "eos", tgt if src is not None else [*tgt, *out.ids]
+        runs, times = [], []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            runs.append(sweep(model, prompt, out.ids, ended))
+            times.append(time.perf_counter() - started)
+        forward_ms = median_ms(lambda: run_with_trace(model, src, read), 5, warmup=1)
+        heads = sum(layers * h for _, layers, h in blocks(model))
+        same = all(all(torch.equal(torch.as_tensor(r[0][b]), torch.as_tensor(runs[0][0][b])) for b in r[0])
+                   for r in runs)
+        rows.append(dict(model=name, tokens=n, output=len(out.ids), heads=heads, sweep_s=statistics.median(times),
+                         forward_ms=forward_ms, ratio=statistics.median(times) * 1000 / forward_ms,
+                         done=all(r[1] for r in runs), same=same))
+    return rows
+
+
 if __name__ == "__main__":  # python -m bench.core long-context: the numbers of lm-en's card
     torch.set_num_threads(1)
     if sys.argv[1:] == ["long-context"]:

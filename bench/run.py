@@ -169,6 +169,20 @@ def section_long(loss, trace) -> list[str]:
     return out
 
 
+def section_sweep(rows) -> list[str]:
+    out = ["## 2e. Which heads matter: the knock-out sweep", "",
+           "The decoding page's sweep (`core_model.interventions.sweep`): each head of each attention block removed "
+           "alone (its output z zeroed) and the model's greedy output scored again in one teacher-forced pass, on N "
+           "source tokens (the translator) or an N-token prompt (lm-en). Against one traced forward pass of the same "
+           "input and output (`run_with_trace`), median of 5. Checks: every head tried, the same drops in every repeat.",
+           "", "| model | tokens N | output tokens | heads | sweep s | one traced forward ms | sweep / forward | "
+               "check: every head, same drops |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['model']} | {r['tokens']} | {r['output']} | {r['heads']} | {r['sweep_s']:.3f} | "
+                   f"{r['forward_ms']:.2f} | {r['ratio']:.1f}× | {yes(r['done'] and r['same'])} |")
+    return out + [""]
+
+
 def section_pages(sentence, n, rows) -> list[str]:
     out = ["## 3. Page rerun time (AppTest)", "",
            f"translate-en-fr, a {n}-token sentence: \"{sentence}\". Cold: `st.cache_data.clear()` and "
@@ -654,6 +668,7 @@ def model_benchmarks(step, q) -> tuple[list[str], list, dict | None, list]:
     from .gpt2 import SIZES as GPT2_SIZES, bench_gpt2
     lines += section_gpt2(step("gpt2", lambda: bench_gpt2(repeats=3 if q else 6, sizes=GPT2_SIZES[:1] if q
                                                           else GPT2_SIZES)) or [])
+    lines += section_sweep(step("sweep", lambda: core.bench_sweep(repeats=1 if q else 3)) or [])
     loss = step("long-context loss", lambda: core.long_context_loss(n_texts=1 if q else 4)) or []
     trace = step("long trace", lambda: core.bench_long_trace(repeats=1 if q else 3)) or []
     lines += section_long(loss, trace)
@@ -864,6 +879,20 @@ def update_live(path) -> int:
     return 1 if step.failures or not live else 0
 
 
+def update_sweep(path: str) -> int:
+    """Table 2e alone, into an existing BENCHMARKS.md (before table 2c); the other tables stay as they are."""
+    torch.set_num_threads(THREADS)
+    rows = core.bench_sweep()
+    lines = section_sweep(rows)
+    lines[1:1] = ["", f"(table 2e run alone by `.venv/bin/python -m bench.run --only-sweep` on "
+                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; the other tables were not re-run)"]
+    text = put_section(open(path, encoding="utf-8").read(), "## 2e. ", "## 2c. ", lines)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("\n".join(lines))
+    return 0 if all(r["done"] and r["same"] for r in rows) else 1
+
+
 def parse_args(argv):
     ap = cli.Parser(prog="python -m bench.run", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="tiny repeats and sizes: a smoke run of every benchmark")
@@ -875,6 +904,8 @@ def parse_args(argv):
     ap.add_argument("--only-real-size", action="store_true",
                     help="run only table 10, the models at their real sizes, and replace its section and target rows "
                          "in --out")
+    ap.add_argument("--only-sweep", action="store_true",
+                    help="run only table 2e, the knock-out sweep, and replace its section in --out")
     ap.add_argument("--load-sessions", type=int, default=None, metavar="N",
                     help="sessions of the load test, table 9 (default 30, or 3 with --quick; 0 skips it)")
     return ap.parse_args(argv)
@@ -889,6 +920,8 @@ def main(argv=None) -> int:
         return update_live(args.out)
     if args.only_real_size:
         return update_real_size(args.out)
+    if args.only_sweep:
+        return update_sweep(args.out)
     q = args.quick
     default_threads = torch.get_num_threads()
     torch.set_num_threads(THREADS)

@@ -37,6 +37,13 @@ def test_decoding_runs_every_step_and_both_paths_agree():
     assert math.isclose(r["speedup"], r["full_ms"] / r["cached_ms"])
 
 
+def test_the_sweep_rows_try_every_head_and_time_one_forward_beside_them():
+    rows = core.bench_sweep(n=8, repeats=1)
+    assert [(r["model"], r["heads"]) for r in rows] == [("translate-en-fr", 36), ("lm-en", 12)]
+    assert all(r["done"] and r["same"] and r["output"] > 0 for r in rows)
+    assert all(math.isclose(r["ratio"], r["sweep_s"] * 1000 / r["forward_ms"]) and r["ratio"] > 1 for r in rows)
+
+
 def test_eos_suppressed_copy_keeps_the_shipped_weights():
     model = core.without_eos("lm-en")
     shipped = core.load("lm-en").model

@@ -116,7 +116,7 @@ def output_score(name: str, src_text: str, heads: tuple[tuple[str, int, int], ..
 
 
 @per_visitor("src_text")
-@st.cache_data(max_entries=256, max_size="4MB", show_spinner=False)
+@st.cache_data(max_entries=256, max_size="1MB", show_spinner=False)
 def logit_parts(name: str, src_text: str, prefix: tuple[int, ...], token: int,
                 scope: str = "") -> logit_attribution.Attribution:
     """What each head and the rest write toward `token` after the decoder input `prefix` (a decoding step's), through
