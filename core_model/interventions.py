@@ -1,4 +1,5 @@
-"""Which heads matter to an output: the model's own output scored again with heads knocked out (trace.edits).
+"""Which heads matter to an output: the model's own output scored again with heads knocked out, and how far copying
+one head or layer from another run moves the model's prediction toward that run's (trace.edits).
 
 Attention weights say where a head looks, not whether what it finds matters. Here a head is removed (its output z
 set to zero, so W_O reads nothing from it) and the model's output is scored again, teacher-forced: how much less
@@ -14,7 +15,7 @@ import torch
 
 from .nn.model import Transformer
 from .trace import run_with_trace
-from .trace.edits import zero
+from .trace.edits import patch, zero
 
 
 def blocks(model: Transformer) -> list[tuple[str, int, int]]:
@@ -69,4 +70,33 @@ def sweep(model: Transformer, src_ids, out_ids, ended: bool, progress: Callable[
                                                            [knockout(block, layer, head)])
         if progress is not None:
             progress((i + 1) / len(cells))
+    return found, True
+
+
+def logit_difference(logits: torch.Tensor, position: int, token_a: int, token_b: int) -> float:
+    """How much more the model prefers A's token to B's at `position`: logit(a) − logit(b)."""
+    return float(logits[0, position, token_a] - logits[0, position, token_b])
+
+
+def patching(model: Transformer, run_a: tuple, run_b: tuple, position: int, token_a: int, token_b: int,
+             seconds: float | None = None) -> tuple[dict[str, np.ndarray], bool]:
+    """Activation patching from run A into run B ((src, tgt) ids each, of the same shapes): each head's output z
+    copied from A into B alone. How far each moves B's preference between A's next token and B's toward A's:
+    (LD_patched − LD_B) / (LD_A − LD_B), 0 = as B, 1 = as A, LD the logit difference at `position`. Returns
+    ({block: [layers, heads]}, done); with `seconds`, the heads not tried in time are NaN and done is False."""
+    logits_a, trace_a = run_with_trace(model, *run_a)
+    logits_b, _ = run_with_trace(model, *run_b, names=())
+    ld_a, ld_b = (logit_difference(x, position, token_a, token_b) for x in (logits_a, logits_b))
+    if ld_a == ld_b:
+        raise ValueError("the two runs prefer A's token over B's by the same margin: nothing to move toward.")
+    found = {block: np.full((layers, n), np.nan) for block, layers, n in blocks(model)}
+    deadline = float("inf") if seconds is None else time.monotonic() + seconds
+    for block, layers, n in blocks(model):
+        stack, kind = block.split(".")
+        for layer, head in np.ndindex(layers, n):
+            if time.monotonic() > deadline:
+                return found, False
+            edit = patch(f"{stack}.layers.{layer}.{kind}.z", trace_a, int(head))
+            logits, _ = run_with_trace(model, *run_b, names=(), edits=[edit])
+            found[block][layer, head] = (logit_difference(logits, position, token_a, token_b) - ld_b) / (ld_a - ld_b)
     return found, True

@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from core_model import checkpoints, decoding
-from core_model.interventions import blocks, knockout, output_log_prob, sweep
-from core_model.trace.edits import zero
+from core_model import run_with_trace
+from core_model.interventions import blocks, knockout, logit_difference, output_log_prob, patching, sweep
+from core_model.trace.edits import patch, zero
 from tests.core.conftest import MODELS
 
 SRC = [5, 17, 40, 9, 61, 3]  # translator source ids
@@ -83,3 +84,32 @@ def test_a_sweep_out_of_time_says_so_and_leaves_the_rest_untried(lm):
 def test_decoding_refuses_an_edit_at_one_position(lm):
     with pytest.raises(ValueError, match="give it no position"):
         decoding.greedy(lm, PROMPT, edits=[zero("decoder.layers.0.self_attn.z", head=0, position=2)])
+
+
+def test_each_head_patched_from_a_moves_bs_preference_by_what_that_head_carries(lm):
+    """lm-en on two prompts of one length that it continues differently: each head's z copied from A into B alone.
+    One cell checked against the edit made by hand, and the normalisation's ends: B itself is 0, A's whole last
+    stream copied into B is 1."""
+    a, b = [2, 260, 262, 291, 502], [2, 260, 262, 291, 601]  # the last prompt token differs
+    logits_a, trace_a = run_with_trace(lm, None, a)
+    logits_b, _ = run_with_trace(lm, None, b)
+    token_a, token_b, at = int(logits_a[0, -1].argmax()), int(logits_b[0, -1].argmax()), len(a) - 1
+    assert token_a != token_b
+    moved, done = patching(lm, (None, a), (None, b), at, token_a, token_b)
+    grid = moved["decoder.self_attn"]
+    assert done and grid.shape == (lm.cfg.n_decoder_layers, lm.cfg.n_heads) and np.isfinite(grid).all()
+    ld_a, ld_b = (logit_difference(x, at, token_a, token_b) for x in (logits_a, logits_b))
+    by_hand, _ = run_with_trace(lm, None, b, edits=[patch("decoder.layers.2.self_attn.z", trace_a, 1)])
+    assert math.isclose(grid[2, 1], (logit_difference(by_hand, at, token_a, token_b) - ld_b) / (ld_a - ld_b),
+                        rel_tol=1e-6)
+    assert grid.max() > 0.05  # some head carries A's difference
+    whole, _ = run_with_trace(lm, None, b, edits=[patch("decoder.layers.2.resid_post", trace_a)])
+    assert math.isclose((logit_difference(whole, at, token_a, token_b) - ld_b) / (ld_a - ld_b), 1.0)
+
+
+def test_patching_within_a_deadline_says_what_it_did_not_try_and_needs_two_runs_that_differ(translator):
+    src_a, src_b = [5, 17, 40, 9], [5, 17, 41, 9]
+    moved, done = patching(translator, (src_a, [2]), (src_b, [2]), 0, 30, 31, seconds=0)
+    assert not done and all(np.isnan(g).all() for g in moved.values())
+    with pytest.raises(ValueError, match="same margin"):
+        patching(translator, (src_a, [2]), (src_a, [2]), 0, 30, 31)
