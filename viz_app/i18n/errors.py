@@ -222,6 +222,12 @@ STRINGS = {
     "error.snapshots_bad": {"en": "{file} does not describe one set of probes at one set of steps.",
                             "zh": "{file} 的内容不一致，无法作为一组训练快照读取。"},
     # decoding
+    "error.patch_lengths": {
+        "en": "the two sentences must read as many tokens each to copy a head from one run into the other; they read "
+              "{a} and {b}.",
+        "zh": "要把一个头从一次运行复制到另一次，两个句子读到的词元数必须相同；它们分别是 {a} 和 {b} 个。"},
+    "error.patch_same": {"en": "the two sentences give the same output: there is no difference to move.",
+                         "zh": "两个句子的输出相同：没有可以移动的差异。"},
     "error.no_decoder": {"en": "an encoder-only model has no decoder, so it cannot generate tokens.",
                          "zh": "仅编码器模型没有解码器，无法生成词元。"},
     "error.empty_source": {"en": "the source is empty; an encoder-decoder model needs at least one source token.",

@@ -40,6 +40,23 @@ STRINGS = {
         "zh": "每个格子表示只移除这一个头后，整个输出的可能性降低了多少（单位为奈特；小于 0 表示更可能了）。"
               "大多数头单独移除时影响不大：模型里还有别的头做着同样的事。"},
     "knockout.strongest": {"en": "Remove the head that matters most ({head})", "zh": "移除最重要的头（{head}）"},
+    "patch.show": {"en": "Copy each head of the sidebar's sentence into this one", "zh": "把侧栏句子的每个头逐个复制到这个句子里"},
+    "patch.show.help": {
+        "en": "Activation patching: one head's output from the sidebar's run replaces that head's output in the second "
+              "sentence's run, one head at a time. The two sentences must read as many tokens each.",
+        "zh": "激活修补：用侧栏句子那次运行中某个头的输出，替换第二个句子运行中同一个头的输出，每次一个头。两个句子读到的"
+              "词元数必须相同。"},
+    "patch.running": {"en": "Copying each head in turn…", "zh": "正在逐个复制注意力头……"},
+    "patch.intro": {
+        "en": "The two outputs first part at step {step}: the sidebar's sentence gives {a}, this one {b}. Each cell is "
+              "how far copying that one head from the sidebar's run moves this sentence's preference between them: "
+              "0 = unchanged, 1 = as the sidebar's sentence (the logit difference, normalised).",
+        "zh": "两个输出在第 {step} 步第一次不同：侧栏句子给出 {a}，这个句子给出 {b}。每个格子表示：只从侧栏句子的运行复制这"
+              "一个头，会让这个句子在两者之间的偏好移动多远：0 = 不变，1 = 与侧栏句子一样（归一化的 logit 差）。"},
+    "patch.cut": {"en": "Not every head was tried within {seconds:.0f} s; the rest are blank.",
+                  "zh": "{seconds:.0f} 秒内没有试完所有的头，其余留空。"},
+    "patch.title": {"en": "{block}: how far each head moves the prediction toward the sidebar's sentence",
+                    "zh": "{block}：每个头把预测朝侧栏句子移动了多远"},
     "predict.q.head_matters": {
         "en": "Which head, removed alone, makes the output least likely?",
         "zh": "单独移除哪个头，会让原输出变得最不可能？"},

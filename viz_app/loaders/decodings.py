@@ -6,6 +6,7 @@ core_model.decoding's; here the text is prepared as `run` prepares it and each d
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 import streamlit as st
 import torch
@@ -21,7 +22,7 @@ from . import cost, models
 from .scope import per_visitor
 
 __all__ = ["DECODE_METHODS", "DECODE_TOP", "MAX_DECODE_STEPS", "DECODE_SECONDS", "generation", "decoding_applies",
-           "decode", "continuation", "sampling_probs", "knocked_out", "output_score", "logit_parts", "writes_directly"]
+           "decode", "continuation", "sampling_probs", "knocked_out", "output_score", "logit_parts", "writes_directly", "patched", "PATCH_SECONDS"]
 
 DECODE_METHODS = ("greedy", "beam", "sample")
 DECODE_TOP = 10  # candidates kept per step for the page's top-k chart
@@ -124,6 +125,43 @@ def logit_parts(name: str, src_text: str, prefix: tuple[int, ...], token: int,
     loaded, ids, _ = _source(name, src_text)
     _, trace = run_with_trace(loaded.model, ids if loaded.config.has_encoder else None, list(prefix))
     return logit_attribution.attribute(loaded.model, trace, len(prefix) - 1, token)
+
+
+PATCH_SECONDS = 20.0  # a patching grid stops trying heads after this (a cached call cannot be interrupted)
+
+
+@dataclass(frozen=True)
+class Patched:
+    """Each head of sentence A's run copied into sentence B's alone (core_model.interventions.patching), at the first
+    output step where their outputs part: A's token there against B's."""
+    moved: dict  # block → [layers, heads], 0 = as B, 1 = as A, NaN = not tried in time
+    done: bool
+    step: int  # the output step (0 = the first token) where A's and B's outputs first differ
+    token_a: int
+    token_b: int
+
+
+@per_visitor("text_a", "text_b")
+@st.cache_data(max_entries=32, max_size="1MB", show_spinner=False)
+def patched(name: str, text_a: str, text_b: str, scope: str = "") -> Patched:
+    """Activation patching from text A's run into text B's, which must read the same number of tokens; the decoder
+    input is what both outputs share up to where they part (CodedError "patch_lengths", "patch_same" otherwise)."""
+    loaded, ids_a, _ = _source(name, text_a)
+    _, ids_b, _ = _source(name, text_b)
+    if len(ids_a) != len(ids_b):
+        raise CodedError(f"the two sentences must read as many tokens each to copy a head from one run into the "
+                         f"other; they read {len(ids_a)} and {len(ids_b)}.", "patch_lengths",
+                         {"a": len(ids_a), "b": len(ids_b)})
+    cfg, eos = loaded.config, loaded.config.eos_id
+    out_a, out_b = ([*decode(name, text).ids, eos] for text in (text_a, text_b))
+    step = next((i for i, (x, y) in enumerate(zip(out_a, out_b)) if x != y), None)
+    if step is None:
+        raise CodedError("the two sentences give the same output: there is no difference to move.", "patch_same")
+    runs = [(ids, [*cfg.decoder_start, *out_a[:step]]) if cfg.has_encoder else (None, [cfg.bos_id, *ids, *out_a[:step]])
+            for ids in (ids_a, ids_b)]
+    moved, done = interventions.patching(loaded.model, *runs, len(runs[0][1]) - 1, out_a[step], out_b[step],
+                                         seconds=PATCH_SECONDS)
+    return Patched(moved, done, step, out_a[step], out_b[step])
 
 
 def continuation(name: str, src_text: str) -> str | None:

@@ -17,6 +17,7 @@ from ..figures.heatmap import matrix
 from ..i18n import named, t
 from ..text import clean, literal
 from ..views import compare as view
+from . import patching
 
 MODES = ("heads", "sentences", "models")
 SHOW = "explorer.compare"  # off by default: three more charts for every new sentence to redraw (BENCHMARKS.md, 5)
@@ -52,6 +53,8 @@ def compare(run, cfg) -> None:
     if chosen is not None:
         first, other, second, titles = chosen
         draw(view.pair(run, first, other, second), titles, mode)
+        if mode == "sentences":
+            patching.section(st.session_state["model"], st.session_state["src"], st.session_state[TEXT])
 
 
 def two_heads(run, cfg):
