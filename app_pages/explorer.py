@@ -26,7 +26,7 @@ grid = view.grid(run, block, marks, ss.get("hide_special", False), ss["layer"], 
 if grid.hidden:
     st.info(t("explorer.hidden"))
 layers, heads, cells = place.names(grid)
-stats = view.stats(run, grid, marks)
+stats = place.detected(view.stats(run, grid, marks), block)
 context = "|".join(map(str, (ss["model"], ss["src"], ss.get("tgt", ""), block)))
 if "previous" in stats.values and not predict.ask(asking.previous_token_head(stats.values["previous"], context)):
     with noted:

@@ -160,6 +160,19 @@ STRINGS = {
         "zh": "偏离对角线的距离（占句长的比例）"},
     "explorer.stat.special": {"en": "weight on special tokens", "zh": "特殊词元上的权重"},
     "explorer.stat.previous": {"en": "previous-token score", "zh": "前一词元得分"},
+    "explorer.stat.detected_previous": {"en": "previous token, on repeated random tokens",
+                                        "zh": "前一词元（重复的随机词元上）"},
+    "explorer.stat.detected_duplicate": {"en": "duplicate token, on repeated random tokens",
+                                         "zh": "重复词元（重复的随机词元上）"},
+    "explorer.stat.detected_induction": {"en": "induction, on repeated random tokens", "zh": "归纳（重复的随机词元上）"},
+    "explorer.stats.detected": {
+        "en": "The last columns do not read your text: as TransformerLens's detect_head, each head reads random tokens "
+              "repeated once, and its mean weight is taken on the token before (previous), the same token's earlier "
+              "place (duplicate) and the token that followed it there (induction, what lets a model copy a sequence it "
+              "has seen once). Near 1: the head does just that.",
+        "zh": "最后几列不读你的文本：与 TransformerLens 的 detect_head 一样，每个头读一段重复一次的随机词元，取它在前一个"
+              "词元（前一词元）、同一词元上次出现的位置（重复词元）以及上次出现之后的那个词元（归纳：模型借此复制见过一次"
+              "的序列）上的平均权重。接近 1：这个头正是在做这件事。"},
     "explorer.stat.cls": {"en": "weight on [CLS]", "zh": "[CLS] 上的权重"},
     "explorer.stat.sep": {"en": "weight on [SEP]", "zh": "[SEP] 上的权重"},
     "explorer.top_heads": {"en": "Heads that stand out — {items}.", "zh": "突出的注意力头 — {items}。"},

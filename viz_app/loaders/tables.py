@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from core_model import heads
+from core_model import detectors, heads
 from core_model.nn import position_signal
 from core_model.nn.positional import sinusoidal_table
 from core_model.training import tasks
@@ -25,7 +25,7 @@ from ..views.tokens import nearest
 from .scope import per_visitor
 from . import models
 
-__all__ = ["Neighbours", "vocab_neighbours", "token_pieces", "model_positions", "sinusoid", "parameter_counts",
+__all__ = ["head_detectors", "Neighbours", "vocab_neighbours", "token_pieces", "model_positions", "sinusoid", "parameter_counts",
            "block_weights", "TEACHER_PAIRS", "training_log", "training_snapshots", "TeacherBatch", "teacher_batch"]
 
 # ----- tokens page --------------------------------------------------------------------------------
@@ -94,6 +94,16 @@ def block_weights(name: str, block: str, layer: int, head: int) -> dict[str, np.
 # ----- training page ------------------------------------------------------------------------------
 
 TEACHER_PAIRS = 4  # pairs in the teacher-forcing batch the page draws
+
+
+@st.cache_data(max_entries=16, max_size="1MB", show_spinner=False)
+def head_detectors(name: str) -> dict[str, np.ndarray]:
+    """Every head's previous-token, duplicate-token and induction score on random tokens repeated once
+    (core_model.detectors): a decoder-only model's, {kind: [layers, heads]}; {} for any other."""
+    model = models.load_model(name).model
+    if not model.cfg.has_decoder or model.cfg.has_encoder:
+        return {}
+    return detectors.scores(model)
 
 
 @st.cache_data(max_entries=16, max_size="16MB", show_spinner=False)

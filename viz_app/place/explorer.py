@@ -82,6 +82,8 @@ def statistics(stats: view.Stats, titles: dict, table: pd.DataFrame) -> None:
     found = ", ".join(stats.special)
     st.caption(t("explorer.special", tokens=found) if found else t("explorer.special.none"))
     st.caption(t("explorer.stats.cross" if stats.cross else "explorer.stats.self"))
+    if any(name.startswith(view.DETECTED) for name in stats.values):
+        st.caption(t("explorer.stats.detected"))
     st.selectbox(t("explorer.stat"), list(stats.values), key="explorer.stat", format_func=titles.get)
 
 
@@ -125,6 +127,13 @@ def head_lines(grid: view.Grid, chosen) -> None:
                               HEADS_FONT_PX[classroom.presenting()]), height="content", alt=heading)
     if lines.left_out:
         st.caption(t("explorer.heads_lines.left_out", n=lines.left_out, kept=len(lines.weight)))
+
+
+def detected(stats: view.Stats, block: str) -> view.Stats:
+    """A decoder-only model's self-attention statistics with its head detectors' scores (loaders.head_detectors)."""
+    if block != "decoder.self_attn":
+        return stats
+    return view.with_detected(stats, loaders.head_detectors(st.session_state["model"]))
 
 
 def knock_out(cfg, grid: view.Grid) -> None:

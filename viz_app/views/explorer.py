@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -213,7 +214,20 @@ class Stats:
 
     def zrange(self, name: str):
         """Weights share the attention's 0..1 colour scale; other statistics get their own."""
-        return (0, 1) if name in head_stats.PEAK_STATS else None
+        return (0, 1) if name in head_stats.PEAK_STATS or name.startswith(DETECTED) else None
+
+
+DETECTED = "detected_"  # the statistics a head detector found on random tokens repeated once, not on this text
+
+
+def with_detected(stats: Stats, found: dict) -> Stats:
+    """`stats` with each detector's scores {kind: [layers, heads]} (core_model.detectors) as statistics of their own,
+    named "detected_<kind>"; as they were without any."""
+    if not found:
+        return stats
+    values = {**stats.values, **{DETECTED + kind: np.asarray(v) for kind, v in found.items()}}
+    keys = {**stats.label_keys, **{DETECTED + kind: f"explorer.stat.{DETECTED}{kind}" for kind in found}}
+    return dataclasses.replace(stats, values=values, label_keys=keys)
 
 
 def stats(run, g: Grid, marks: dict) -> Stats:
