@@ -2,7 +2,7 @@
 token's vector, and the decoder's prediction read out after every layer (logit lens)."""
 import streamlit as st
 
-from viz_app.place import ffn_norm as place
+from viz_app.place import contributions, ffn_norm as place
 from viz_app.classroom import Latex
 from viz_app import classroom, loaders, page, state
 from viz_app.i18n import named, t
@@ -37,6 +37,8 @@ place.hidden(view.hidden(run, stack, layer, cfg.activation), stream.labels, cfg.
 st.subheader(t("ffn_norm.hist", layer=layer))
 st.write(t(f"ffn_norm.hist.about.{cfg.norm_placement}", d=cfg.d_model))
 place.token_norm(stack, layer, cfg, tuple(stream.labels))
+
+contributions.section(run, run.tgt_labels)
 
 st.subheader(t("ffn_norm.lens"))
 if not cfg.has_decoder:

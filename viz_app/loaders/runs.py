@@ -15,7 +15,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core_model import checkpoints, lens
+from core_model import checkpoints, contributions, lens
 from core_model.attribution import Gradients, attribute, explained_token
 from core_model.importers import bert
 from core_model.nn import position_signal
@@ -34,7 +34,8 @@ from .scope import per_visitor
 
 __all__ = ["Run", "RUN_BYTES", "run", "BATCH_TOKENS", "SentenceError", "padded_batch", "ATTRIBUTED_TOKENS",
            "FLOW_TOKENS", "Attributed", "read_and_next", "attribution", "LENS_TOP", "Lens", "logit_lens",
-           "sentence_embedding", "ENCODING_MODELS", "ENCODING_TOKENS", "EncodingRun", "encoding_ids", "encoding_run"]
+           "sentence_embedding", "ENCODING_MODELS", "ENCODING_TOKENS", "EncodingRun", "encoding_ids", "encoding_run",
+           "contribution_graph_applies", "contribution_shares"]
 
 # ----- one traced run -----------------------------------------------------------------------------
 
@@ -222,6 +223,19 @@ def logit_lens(name: str, src_text: str, tgt_text: str = "", scale: bool = True,
 
     return Lens(read.probs_of_final, read.top_ids, read.top_probs,
                 tuple(tuple(pieces(pos) for pos in layer) for layer in read.top_ids), read.final_ids)
+
+
+# ----- FFN & residual page: the contribution graph ---------------------------------------------------
+
+def contribution_graph_applies(name: str) -> bool:
+    """Whether the model's sublayers add to its stream as they are (core_model.contributions.applies)."""
+    return contributions.applies(models.load_model(name).model)
+
+
+def contribution_shares(name: str, src_text: str, tgt_text: str = "") -> list:
+    """core_model.contributions.shares of the text's run (cached); not cached itself: a few hundred small numpy
+    products over a run of at most contributions.MAX_TOKENS tokens. ValueError for a longer text."""
+    return contributions.shares(models.load_model(name).model, run(name, src_text, tgt_text).trace)
 
 
 # ----- overview page ------------------------------------------------------------------------------
