@@ -79,24 +79,35 @@ def logit_difference(logits: torch.Tensor, position: int, token_a: int, token_b:
 
 
 def patching(model: Transformer, run_a: tuple, run_b: tuple, position: int, token_a: int, token_b: int,
-             seconds: float | None = None) -> tuple[dict[str, np.ndarray], bool]:
-    """Activation patching from run A into run B ((src, tgt) ids each, of the same shapes): each head's output z
-    copied from A into B alone. How far each moves B's preference between A's next token and B's toward A's:
-    (LD_patched − LD_B) / (LD_A − LD_B), 0 = as B, 1 = as A, LD the logit difference at `position`. Returns
-    ({block: [layers, heads]}, done); with `seconds`, the heads not tried in time are NaN and done is False."""
+             seconds: float | None = None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], bool]:
+    """Activation patching from run A into run B ((src, tgt) ids each, of the same shapes): each head's output z, then
+    each whole block's output (an attention block's, after W_O; an FFN's), copied from A into B alone. How far each
+    moves B's preference between A's next token and B's toward A's: (LD_patched − LD_B) / (LD_A − LD_B), 0 = as B,
+    1 = as A, LD the logit difference at `position`. Returns ({block: [layers, heads]}, {block or "<stack>.ffn":
+    [layers]}, done); with `seconds`, what is not tried in time is NaN and done is False."""
     logits_a, trace_a = run_with_trace(model, *run_a)
     logits_b, _ = run_with_trace(model, *run_b, names=())
     ld_a, ld_b = (logit_difference(x, position, token_a, token_b) for x in (logits_a, logits_b))
     if ld_a == ld_b:
         raise ValueError("the two runs prefer A's token over B's by the same margin: nothing to move toward.")
-    found = {block: np.full((layers, n), np.nan) for block, layers, n in blocks(model)}
+    heads = {block: np.full((layers, n), np.nan) for block, layers, n in blocks(model)}
+    whole = {name: np.full(layers, np.nan) for name, layers in _block_outputs(model)}
+    cells = [(heads[b], (layer, h), f"{b.split('.')[0]}.layers.{layer}.{b.split('.')[1]}.z", h)
+             for b, layers, n in blocks(model) for layer in range(layers) for h in range(n)]
+    cells += [(whole[name], (layer,), f"{name.split('.')[0]}.layers.{layer}.{name.split('.')[1]}.out", None)
+              for name, layers in _block_outputs(model) for layer in range(layers)]
     deadline = float("inf") if seconds is None else time.monotonic() + seconds
-    for block, layers, n in blocks(model):
-        stack, kind = block.split(".")
-        for layer, head in np.ndindex(layers, n):
-            if time.monotonic() > deadline:
-                return found, False
-            edit = patch(f"{stack}.layers.{layer}.{kind}.z", trace_a, int(head))
-            logits, _ = run_with_trace(model, *run_b, names=(), edits=[edit])
-            found[block][layer, head] = (logit_difference(logits, position, token_a, token_b) - ld_b) / (ld_a - ld_b)
-    return found, True
+    for grid, where, value, head in cells:
+        if time.monotonic() > deadline:
+            return heads, whole, False
+        logits, _ = run_with_trace(model, *run_b, names=(), edits=[patch(value, trace_a, head)])
+        grid[where] = (logit_difference(logits, position, token_a, token_b) - ld_b) / (ld_a - ld_b)
+    return heads, whole, True
+
+
+def _block_outputs(model: Transformer) -> list[tuple[str, int]]:
+    """The blocks whose whole output patching copies, with their layers: each attention block, each stack's FFN."""
+    found = [(block, layers) for block, layers, _ in blocks(model)]
+    return found + [(f"{stack}.ffn", layers) for stack, layers in
+                    (("encoder", model.cfg.n_encoder_layers if model.cfg.has_encoder else 0),
+                     ("decoder", model.cfg.n_decoder_layers if model.cfg.has_decoder else 0)) if layers]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from core_model import interventions
-from tests.app.conftest import assert_clean, chart_names, named_z, open_page
+from tests.app.conftest import assert_clean, chart_names, named_chart, named_z, open_page
 from viz_app import loaders
 from viz_app.i18n import text
 
@@ -22,11 +22,14 @@ def test_each_heads_grid_is_how_far_copying_it_from_a_moves_b_toward_as_first_di
     src_a, src_b = (loaded.tokenizers["src"].encode(s) for s in (A, B))
     out_a, out_b = (loaders.decode(MODEL, s).ids for s in (A, B))
     assert out_a[0] != out_b[0]  # la / le: they part at the first token
-    moved, done = interventions.patching(loaded.model, (src_a, [loaded.config.bos_id]), (src_b, [loaded.config.bos_id]),
-                                         0, out_a[0], out_b[0])
+    moved, whole, done = interventions.patching(loaded.model, (src_a, [loaded.config.bos_id]),
+                                                (src_b, [loaded.config.bos_id]), 0, out_a[0], out_b[0])
     assert done
     for block, grid in moved.items():
         np.testing.assert_allclose(named_z(at, f"patch.{block}"), grid, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(named_z(at, "patch.whole"), np.stack(list(whole.values())), rtol=1e-5, atol=1e-5)
+    assert named_chart(at, "patch.whole")["data"][0]["y"] == ["encoder self", "decoder self", "cross", "encoder FFN",
+                                                             "decoder FFN"]
     tokenizer = loaded.tokenizers["tgt"]
     intro = text("patch.intro", "en", step=0, a=f"`{tokenizer.id_to_piece(out_a[0]).lstrip('▁')}`",
                  b=f"`{tokenizer.id_to_piece(out_b[0]).lstrip('▁')}`")

@@ -95,7 +95,7 @@ def test_each_head_patched_from_a_moves_bs_preference_by_what_that_head_carries(
     logits_b, _ = run_with_trace(lm, None, b)
     token_a, token_b, at = int(logits_a[0, -1].argmax()), int(logits_b[0, -1].argmax()), len(a) - 1
     assert token_a != token_b
-    moved, done = patching(lm, (None, a), (None, b), at, token_a, token_b)
+    moved, whole, done = patching(lm, (None, a), (None, b), at, token_a, token_b)
     grid = moved["decoder.self_attn"]
     assert done and grid.shape == (lm.cfg.n_decoder_layers, lm.cfg.n_heads) and np.isfinite(grid).all()
     ld_a, ld_b = (logit_difference(x, at, token_a, token_b) for x in (logits_a, logits_b))
@@ -103,13 +103,18 @@ def test_each_head_patched_from_a_moves_bs_preference_by_what_that_head_carries(
     assert math.isclose(grid[2, 1], (logit_difference(by_hand, at, token_a, token_b) - ld_b) / (ld_a - ld_b),
                         rel_tol=1e-6)
     assert grid.max() > 0.05  # some head carries A's difference
-    whole, _ = run_with_trace(lm, None, b, edits=[patch("decoder.layers.2.resid_post", trace_a)])
-    assert math.isclose((logit_difference(whole, at, token_a, token_b) - ld_b) / (ld_a - ld_b), 1.0)
+    stream, _ = run_with_trace(lm, None, b, edits=[patch("decoder.layers.2.resid_post", trace_a)])
+    assert math.isclose((logit_difference(stream, at, token_a, token_b) - ld_b) / (ld_a - ld_b), 1.0)
+    assert set(whole) == {"decoder.self_attn", "decoder.ffn"} and all(np.isfinite(v).all() for v in whole.values())
+    by_hand, _ = run_with_trace(lm, None, b, edits=[patch("decoder.layers.1.ffn.out", trace_a)])
+    assert math.isclose(whole["decoder.ffn"][1], (logit_difference(by_hand, at, token_a, token_b) - ld_b) / (ld_a - ld_b),
+                        rel_tol=1e-6)
 
 
 def test_patching_within_a_deadline_says_what_it_did_not_try_and_needs_two_runs_that_differ(translator):
     src_a, src_b = [5, 17, 40, 9], [5, 17, 41, 9]
-    moved, done = patching(translator, (src_a, [2]), (src_b, [2]), 0, 30, 31, seconds=0)
-    assert not done and all(np.isnan(g).all() for g in moved.values())
+    moved, whole, done = patching(translator, (src_a, [2]), (src_b, [2]), 0, 30, 31, seconds=0)
+    assert not done and all(np.isnan(g).all() for g in [*moved.values(), *whole.values()])
+    assert set(whole) == {"encoder.self_attn", "decoder.self_attn", "decoder.cross_attn", "encoder.ffn", "decoder.ffn"}
     with pytest.raises(ValueError, match="same margin"):
         patching(translator, (src_a, [2]), (src_a, [2]), 0, 30, 31)

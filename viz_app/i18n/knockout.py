@@ -53,6 +53,9 @@ STRINGS = {
               "0 = unchanged, 1 = as the sidebar's sentence (the logit difference, normalised).",
         "zh": "两个输出在第 {step} 步第一次不同：侧栏句子给出 {a}，这个句子给出 {b}。每个格子表示：只从侧栏句子的运行复制这"
               "一个头，会让这个句子在两者之间的偏好移动多远：0 = 不变，1 = 与侧栏句子一样（归一化的 logit 差）。"},
+    "patch.whole.title": {"en": "Each block's whole output copied: how far it moves the prediction",
+                          "zh": "复制每个块的整个输出：它把预测移动了多远"},
+    "patch.whole.ffn": {"en": "{stack} FFN", "zh": "{stack}前馈网络"},
     "patch.cut": {"en": "Not every head was tried within {seconds:.0f} s; the rest are blank.",
                   "zh": "{seconds:.0f} 秒内没有试完所有的头，其余留空。"},
     "patch.title": {"en": "{block}: how far each head moves the prediction toward the sidebar's sentence",

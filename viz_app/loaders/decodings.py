@@ -135,6 +135,7 @@ class Patched:
     """Each head of sentence A's run copied into sentence B's alone (core_model.interventions.patching), at the first
     output step where their outputs part: A's token there against B's."""
     moved: dict  # block → [layers, heads], 0 = as B, 1 = as A, NaN = not tried in time
+    whole: dict  # block or "<stack>.ffn" → [layers]: each block's whole output copied
     done: bool
     step: int  # the output step (0 = the first token) where A's and B's outputs first differ
     token_a: int
@@ -159,9 +160,9 @@ def patched(name: str, text_a: str, text_b: str, scope: str = "") -> Patched:
         raise CodedError("the two sentences give the same output: there is no difference to move.", "patch_same")
     runs = [(ids, [*cfg.decoder_start, *out_a[:step]]) if cfg.has_encoder else (None, [cfg.bos_id, *ids, *out_a[:step]])
             for ids in (ids_a, ids_b)]
-    moved, done = interventions.patching(loaded.model, *runs, len(runs[0][1]) - 1, out_a[step], out_b[step],
-                                         seconds=PATCH_SECONDS)
-    return Patched(moved, done, step, out_a[step], out_b[step])
+    moved, whole, done = interventions.patching(loaded.model, *runs, len(runs[0][1]) - 1, out_a[step], out_b[step],
+                                                seconds=PATCH_SECONDS)
+    return Patched(moved, whole, done, step, out_a[step], out_b[step])
 
 
 def continuation(name: str, src_text: str) -> str | None:
