@@ -34,3 +34,12 @@ def test_the_translators_blocks_have_no_detector_columns():
     assert_clean(at)
     assert not [c for c in stats_table(at).columns if "repeated random" in c]
     assert text("explorer.stats.detected", "en") not in [c.value for c in at.caption]
+
+
+def test_the_corpus_view_of_a_language_models_head_says_what_the_detectors_found_for_it():
+    at = open_page("explorer", model="lm-en", src="the old man", layer=2, head=1,
+                   **{"explorer.kind": "decoder.self_attn", "explorer.qk": True})
+    assert_clean(at)
+    found = detectors.scores(loaders.load_model("lm-en").model)
+    said = text("qk.detected", "en", layer=2, head=1, **{k: float(v[2, 1]) for k, v in found.items()})
+    assert said in [c.value for c in at.caption]

@@ -50,6 +50,13 @@ STRINGS = {
         "en": "In cross-attention the queries come from the target sentences (the decoder's input, `<s>` first) and "
               "the keys from the source sentences.",
         "zh": "在交叉注意力中，查询来自目标句子（解码器的输入，以 `<s>` 开头），键来自源句子。"},
+    "qk.detected": {
+        "en": "On random tokens repeated once, layer {layer}'s head {head} puts {previous:.2f} of its attention on the "
+              "token before, {duplicate:.2f} on the same token's earlier place and {induction:.2f} on the token that "
+              "followed it there (induction); near 1 names what the head does.",
+        "zh": "在重复一次的随机词元上，第 {layer} 层的头 {head} 把 {previous:.2f} 的注意力放在前一个词元上，"
+              "{duplicate:.2f} 放在同一词元上次出现的位置，{induction:.2f} 放在上次出现之后的那个词元上（归纳）；"
+              "接近 1 即说明这个头在做什么。"},
     "qk.hidden": {
         "en": "[CLS] and [SEP] are hidden (sidebar): their {n} points are left out, and the axes are fitted to the "
               "other tokens' vectors alone.",

@@ -61,5 +61,9 @@ def section(cfg, block: str, hide: bool) -> None:
     columns = [t(f"qk.col.{c}") for c in ("kind", "token", "sentence")] + axes
     page.chart(fig, "explorer.qk", partial(table_csv, space, columns, names))
     st.caption(caption(space, block, loaders.held_out(ss["model"])))
+    found = loaders.head_detectors(ss["model"]) if block == "decoder.self_attn" else {}
+    if found:  # what the head does on random tokens repeated once (the explorer's statistics hold every head's)
+        st.caption(t("qk.detected", layer=layer, head=space.head,
+                     **{kind: float(found[kind][layer, space.head]) for kind in found}))
     if space.hidden:
         st.caption(t("qk.hidden", n=space.hidden))
