@@ -55,7 +55,11 @@ class Edit:
     def apply(self, value: torch.Tensor) -> None:
         """Replace the edit's part of `value`, in place."""
         index = self.index(value.dim())
-        part = value[index]
+        try:
+            part = value[index]
+        except IndexError:
+            raise ValueError(f"the edit of {self.name!r} asks for head {self.head} and position {self.position}; the "
+                             f"run's value is {tuple(value.shape)} (batch, heads, positions, …).") from None
         new = torch.as_tensor(np.asarray(self.value), dtype=value.dtype, device=value.device)
         try:
             torch.broadcast_shapes(new.shape, part.shape)

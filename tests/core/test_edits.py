@@ -131,6 +131,8 @@ def test_edits_that_cannot_be_made_are_refused_in_a_sentence(lm):
         run_with_trace(lm, None, LM_A, edits=[zero("decoder.layers.9.self_attn.z")])
     with pytest.raises(ValueError, match="not split by head"):
         zero("decoder.layers.0.resid_post", head=1)
+    with pytest.raises(ValueError, match="asks for head 9"):
+        run_with_trace(lm, None, LM_A, edits=[zero("decoder.layers.0.self_attn.z", head=9)])
     with pytest.raises(ValueError, match="derived from other values"):
         zero("decoder.layers.0.self_attn.scores")
     _, short = run_with_trace(lm, None, LM_A[:4])
