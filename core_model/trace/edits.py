@@ -59,7 +59,7 @@ class Edit:
             part = value[index]
         except IndexError:
             raise ValueError(f"the edit of {self.name!r} asks for head {self.head} and position {self.position}; the "
-                             f"run's value is {tuple(value.shape)} (batch, heads, positions, …).") from None
+                             f"run's value has the shape {tuple(value.shape)}.") from None
         new = torch.as_tensor(np.asarray(self.value), dtype=value.dtype, device=value.device)
         try:
             torch.broadcast_shapes(new.shape, part.shape)
