@@ -12,9 +12,20 @@ from .i18n import t
 from .registry import NAMES
 
 STEPS = ("overview", "tokens", "positional", "self_attention", "worked_example", "explorer", "masks", "ffn_norm",
-         "decoding", "training")
-assert set(STEPS) <= set(NAMES)
+         "decoding", "training", "induction")
+# A step on a page of another name, with the settings its link gives that page: induction heads are found in the
+# explorer's statistics of a decoder's self-attention, by the head detectors' "induction" score.
+ON_PAGE = {"induction": "explorer"}
+SETTINGS = {"induction": {"explorer.kind": "decoder.self_attn", "explorer.stat": "detected_induction"}}
 PAGE = "_page"  # the running page's name, set by app.py
+
+
+def page_of(name: str) -> str:
+    """The page step `name` is on."""
+    return ON_PAGE.get(name, name)
+
+
+assert {page_of(s) for s in STEPS} <= set(NAMES)
 
 
 def step() -> int:
@@ -25,8 +36,12 @@ def step() -> int:
 def go(to: int) -> None:
     """Open step `to` (0: leave the lesson) on its page, the link's other settings kept."""
     st.session_state["lesson"] = to
+    name = STEPS[to - 1] if to else None
     params = {k: v for k, v in st.query_params.to_dict().items() if k != "lesson"} | ({"lesson": str(to)} if to else {})
-    page = STEPS[to - 1] if to else st.session_state.get(PAGE, STEPS[0])
+    params |= SETTINGS.get(name, {})
+    for key, value in SETTINGS.get(name, {}).items():  # the page reads the session's value before the link's
+        st.session_state[key] = value
+    page = page_of(name) if to else st.session_state.get(PAGE, STEPS[0])
     st.switch_page(f"app_pages/{page}.py", query_params=params)
 
 
@@ -45,7 +60,7 @@ def panel() -> None:
     box = st.container(border=True, key="lesson.panel")
     box.markdown(f"**{t('lesson.title', i=at, n=len(STEPS))}**  \n" + "  \n".join(
         t(f"lesson.{part}", text=t(f"lesson.{name}.{part}")) for part in ("goal", "look", "question")))
-    if st.session_state.get(PAGE, name) != name:
+    if st.session_state.get(PAGE, page_of(name)) != page_of(name):
         box.caption(t("lesson.elsewhere", page=t(f"page.{name}")))
         if box.button(t("lesson.go"), key="lesson.go"):
             go(at)

@@ -104,12 +104,13 @@ def test_presenter_mode_folds_the_prose_and_makes_every_label_18_px():
 def test_the_lesson_panel_shows_its_step_and_says_when_the_step_is_on_another_page():
     at = open_page("self_attention", lesson=4)
     assert_clean(at)
-    assert any("step 4 of 10" in m.value for m in at.markdown)
+    assert any("step 4 of 11" in m.value for m in at.markdown)
     assert at.button(key="lesson.next").label == "Next ▶" and not at.button(key="lesson.back").disabled
     elsewhere = open_page("masks", lesson=4)
     assert any("Self-attention step by step" in c.value for c in elsewhere.caption)
-    last = open_page("training", lesson=10, lang="zh")
+    last = open_page("explorer", lesson=11, lang="zh")  # the induction heads' step is on the explorer
     assert last.button(key="lesson.next").label == "结束课程"
+    assert not [b for b in last.button if b.key == "lesson.go"]  # on its own page: no button to go there
 
 
 def test_the_attribution_page_asks_which_token_gets_the_most_credit_and_the_table_agrees():

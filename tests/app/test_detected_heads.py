@@ -43,3 +43,26 @@ def test_the_corpus_view_of_a_language_models_head_says_what_the_detectors_found
     found = detectors.scores(loaders.load_model("lm-en").model)
     said = text("qk.detected", "en", layer=2, head=1, **{k: float(v[2, 1]) for k, v in found.items()})
     assert said in [c.value for c in at.caption]
+
+
+def test_the_lessons_last_step_finds_the_induction_head_of_an_imported_gpt2(tmp_path, monkeypatch):
+    """The operator opens a GPT-2 folder whose induction head is written by hand (tests/induction_gpt2.py); the
+    lesson's step after training opens the explorer on its decoder's self-attention with the induction statistic
+    mapped, and the map's brightest cell is that head."""
+    import json
+
+    from tests.induction_gpt2 import build
+    from viz_app import cli, lesson
+    from viz_app.loaders import models
+
+    monkeypatch.setenv(cli.MODELS_SETTING, json.dumps([["gpt2-induction", str(build(tmp_path / "gpt2"))]]))
+    models._load_cached.clear()
+    at = open_page("training", lesson=len(lesson.STEPS) - 1)
+    assert at.session_state["model"] == "gpt2-induction"
+    at.button(key="lesson.next").click().run()
+    assert_clean(at)
+    assert at.title[0].value == text("page.explorer", "en") and at.session_state["lesson"] == len(lesson.STEPS)
+    assert any(text("lesson.induction.goal", "en") in m.value for m in at.markdown)
+    assert at.selectbox(key="explorer.stat").value == "detected_induction"
+    induction = named_z(at, "explorer.stats")
+    assert np.unravel_index(np.nanargmax(induction), induction.shape) == (1, 0) and induction[1, 0] > 0.9

@@ -80,3 +80,16 @@ def test_lm_ens_previous_token_heads_agree_with_the_explorers_statistic():
 def test_an_encoder_decoder_is_refused():
     with pytest.raises(ValueError, match="decoder-only"):
         scores(checkpoints.load(MODELS / "translate-en-fr").model)
+
+
+def test_the_induction_head_written_into_a_gpt2_folder_is_found_once_imported(tmp_path):
+    """The same circuit in a GPT-2 folder made by transformers (tests/induction_gpt2.py), read by the GPT-2 importer:
+    LayerNorm's centring and GPT-2's own layout in between, the detectors still name those two heads."""
+    from tests.induction_gpt2 import build
+
+    model = checkpoints.load(build(tmp_path / "gpt2-induction")).model
+    found = scores(model)
+    induction, previous = found["induction"], found["previous"]
+    assert np.unravel_index(induction.argmax(), induction.shape) == (1, 0) and induction[1, 0] > 0.9
+    assert np.unravel_index(previous.argmax(), previous.shape) == (0, 0) and previous[0, 0] > 0.9
+    assert np.delete(induction.ravel(), 2).max() < 0.2

@@ -21,7 +21,7 @@ from tests.e2e.conftest import (ARTIFACTS, CHART, HEIGHT, PAGES, TIMEOUT_MS, WID
 from tests.e2e.layout import layout_faults
 from viz_app.figures.heatmap import EVERY_LABEL
 from viz_app.figures.present import MAX_HEIGHT
-from viz_app.lesson import STEPS
+from viz_app.lesson import STEPS, page_of
 from viz_app.loaders import DEFAULT_MODEL, MODELS_DIR
 from viz_app.sidebar import EXAMPLES
 from viz_app.text import position_labels, show_piece
@@ -208,7 +208,7 @@ def test_the_guided_lesson_walks_from_first_step_to_last_and_a_link_reopens_a_st
     for step in range(1, len(STEPS) + 1):  # each step's panel, not its page's charts, is waited for
         panel = page.locator(".st-key-lesson-panel")
         panel.get_by_text(f"step {step} of {len(STEPS)}").wait_for()
-        assert urlsplit(page.url).path.rstrip("/").endswith(STEPS[step - 1]) and lesson_step(page) == step
+        assert urlsplit(page.url).path.rstrip("/").endswith(page_of(STEPS[step - 1])) and lesson_step(page) == step
         assert panel.get_by_text("Question:").count() == 1
         if step == 4:
             link_to_4 = page.url
@@ -223,5 +223,5 @@ def test_the_guided_lesson_walks_from_first_step_to_last_and_a_link_reopens_a_st
     again.goto(link_to_4)
     wait_idle(again)
     assert again.locator(".st-key-lesson-panel").get_by_text(f"step 4 of {len(STEPS)}").count() == 1
-    assert urlsplit(again.url).path.rstrip("/").endswith(STEPS[3])
+    assert urlsplit(again.url).path.rstrip("/").endswith(page_of(STEPS[3]))
     fresh.close()

@@ -75,4 +75,16 @@ STRINGS = {
                              "zh": "不断下降的损失，以及注意力头一步步成形的过程。"},
     "lesson.training.question": {"en": "Why does the learning rate first rise and then fall?",
                                  "zh": "为什么学习率先升高、后降低？"},
+    "lesson.induction.goal": {
+        "en": "Find the induction heads of a real language model: the heads that copy a sequence seen once.",
+        "zh": "找出一个真实语言模型的归纳头：那些能复制见过一次的序列的注意力头。"},
+    "lesson.induction.look": {
+        "en": "a GPT-2-style model opened with `attention-viz --model <folder or hub name>`: the map of "
+              "\"induction, on repeated random tokens\"; its bright cells are induction heads. The toy models here "
+              "have none.",
+        "zh": "用 `attention-viz --model <文件夹或模型名>` 打开的 GPT-2 类模型：“归纳（重复的随机词元上）”这张图，亮的格子"
+              "就是归纳头。这里的小模型没有归纳头。"},
+    "lesson.induction.question": {
+        "en": "Why is no induction head in the first layer? (Look at the previous-token column of the layers before.)",
+        "zh": "为什么第一层没有归纳头？（看看前面几层的“前一词元”那一列。）"},
 }
