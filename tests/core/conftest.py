@@ -54,3 +54,19 @@ def one_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def translator():
+    """The shipped translator's model (in eval mode), loaded once per session: tests that only read it share it."""
+    from core_model import checkpoints
+
+    return checkpoints.load(MODELS / "translate-en-fr").model
+
+
+@pytest.fixture(scope="session")
+def lm():
+    """The shipped lm-en's model, loaded once per session (as `translator`)."""
+    from core_model import checkpoints
+
+    return checkpoints.load(MODELS / "lm-en").model

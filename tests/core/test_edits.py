@@ -8,23 +8,12 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import checkpoints, run_with_trace
+from core_model import run_with_trace
 from core_model.trace.edits import mean, patch, zero
-from tests.core.conftest import MODELS
 from tests.tolerance import assert_activations_close
 
 SRC, TGT = [5, 17, 40, 9, 61, 3], [2, 30, 12, 44, 3]  # ids of the translator's vocabularies
 LM_A, LM_B = [2, 260, 262, 291, 502, 88], [2, 260, 601, 476, 261, 344]  # lm-en: two texts of one length
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return checkpoints.load(MODELS / "translate-en-fr").model
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return checkpoints.load(MODELS / "lm-en").model
 
 
 def layers_of(model, stack: str):

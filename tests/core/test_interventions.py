@@ -9,24 +9,12 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import checkpoints, decoding
-from core_model import run_with_trace
+from core_model import decoding, run_with_trace
 from core_model.interventions import blocks, knockout, logit_difference, output_log_prob, patching, sweep
 from core_model.trace.edits import patch, zero
-from tests.core.conftest import MODELS
 
 SRC = [5, 17, 40, 9, 61, 3]  # translator source ids
 PROMPT = [260, 262, 291, 502]  # lm-en: "the old man"
-
-
-@pytest.fixture(scope="module")
-def translator():
-    return checkpoints.load(MODELS / "translate-en-fr").model
-
-
-@pytest.fixture(scope="module")
-def lm():
-    return checkpoints.load(MODELS / "lm-en").model
 
 
 def without_head(model, block: str, layer: int, head: int):
