@@ -1,10 +1,14 @@
 """Entry point of the attention visualizer: `./dev.sh app`."""
 import streamlit as st
 
-from viz_app import classroom, lesson
-from viz_app.i18n import text
-from viz_app.registry import PAGES
-from viz_app.serving import settle
+from viz_app import first_visit
+
+notice = first_visit.waiting()  # a fresh server's first run: say what is being prepared before torch is imported
+
+from viz_app import classroom, lesson  # noqa: E402  (after the notice: these import torch)
+from viz_app.i18n import text  # noqa: E402
+from viz_app.registry import PAGES  # noqa: E402
+from viz_app.serving import settle  # noqa: E402
 
 # The navigation, the tab's title and the sidebar are drawn before any page reads its settings: a fresh
 # link's language and presenter mode are read from the link here (the page checks them again).
@@ -33,4 +37,7 @@ def home() -> None:
 
 current = st.navigation([st.Page(home, default=True, visibility="hidden"), *pages])
 st.session_state[lesson.PAGE] = current.url_path  # the guided lesson says when its step is on another page
-current.run()
+try:
+    current.run()
+finally:  # a page that stops early (st.stop, a page switch) has still run: the process is warm
+    first_visit.done(notice)

@@ -2,6 +2,10 @@
 
 STRINGS = {
     "app.title": {"en": "Attention visualizer", "zh": "注意力可视化"},
+    "app.warming": {
+        "en": "Preparing the first page: loading the model and tracing the sentence (a fresh server takes a few "
+              "seconds, once).",
+        "zh": "正在准备第一个页面：加载模型并追踪这个句子（刚启动的服务器需要几秒钟，只此一次）。"},
     "sidebar.model": {"en": "Model", "zh": "模型"},
     "sidebar.cache": {"en": "Models in this computer's Hugging Face cache ({n})",
                       "zh": "本机 Hugging Face 缓存中的模型（{n} 个）"},
