@@ -8,7 +8,7 @@ import core_model
 
 from .test_architecture import ROOT
 
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "requirements.txt", "core_model", "viz_app")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "requirements.txt", "core_model", "viz_app", "attention_viz")
 
 
 def test_the_wheel_says_its_version_and_license_and_carries_the_license(tmp_path):

@@ -203,6 +203,7 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
     edits (edits.zero, .mean, .patch: a head knocked out, a value from another run) change values as they are made;
     all that follows, the trace too, reads the edited value. A name the model never reaches is a ValueError.
     """
+    _traceable(model)
     on_demand = OnDemand() if on_demand is True else on_demand or None
     try:
         with torch.no_grad(), recording(scale, names, stop_after, on_demand, half, edits=edits) as recorder:
@@ -210,8 +211,20 @@ def run_with_trace(model: torch.nn.Module, src=None, tgt=None, *, scale: bool = 
                         token_types=on_device(model, as_batch(token_types)))
     except Stopped:
         return None, Trace(recorder)
+    _all_reached(recorder, stop_after)
+    return out, Trace(recorder)
+
+
+def _traceable(model) -> None:
+    """A TypeError for a model that records nothing (core_model's modules are given their paths: set_paths)."""
+    if not hasattr(model, "trace_path"):
+        raise TypeError(f"run_with_trace records a core_model Transformer; {type(model).__name__} records nothing "
+                        "here: load its folder with core_model.load, or see attention_viz.attentions.")
+
+
+def _all_reached(recorder: Recorder, stop_after: str | None) -> None:
+    """A ValueError for a stop_after or an edit the finished forward pass never came to."""
     if stop_after is not None:
         raise ValueError(f"stop_after={stop_after!r}: the model computed no value of that name.")
     for name in recorder.unreached_edits():
         raise ValueError(f"edits: the model computed no value named {name!r}.")
-    return out, Trace(recorder)

@@ -1,0 +1,106 @@
+"""attention_viz's one call per chart, in a notebook as a reader runs it (examples/one_call.ipynb in a fresh kernel,
+nbclient) and exported with nbconvert: each figure holds the model's own numbers (core_model's trace for a shipped
+model, the transformers model's own output_attentions for the objects built in the notebook), and the exported HTML
+shows every figure with plotly.js inside it, nothing fetched."""
+from __future__ import annotations
+
+import nbformat
+import numpy as np
+import pytest
+import torch
+import transformers
+from nbclient import NotebookClient
+from nbconvert import HTMLExporter
+
+import attention_viz as av
+from core_model import load, run_with_trace
+from tests.app.conftest import decode
+from tests.e2e.conftest import TIMEOUT_MS
+from tests.test_notebook import CELL_SECONDS, KERNEL, PLOTLY, ROOT, START_SECONDS, figure, kernel_home
+from viz_app.figures.attention import tiled
+
+NOTEBOOK = ROOT / "examples" / "one_call.ipynb"
+IDS = [2, 5, 7, 9, 3]
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in kernel_home(tmp_path_factory.mktemp("jupyter")).items():
+            mp.setenv(name, value)
+        mp.delenv("PLOTLY_RENDERER")  # attention_viz's own choice: plotly's JSON and its HTML beside it
+        NotebookClient(nb, timeout=CELL_SECONDS, startup_timeout=START_SECONDS, kernel_name=KERNEL,
+                       resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    return nb
+
+
+def cells(nb) -> dict:
+    return {cell.id: cell for cell in nb.cells}
+
+
+def built(kind: str):
+    """The model the notebook's cell built: the same class, config and seed."""
+    torch.manual_seed(0)
+    if kind == "bert":
+        return transformers.BertModel(transformers.BertConfig(
+            vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37,
+            attn_implementation="eager")).eval()
+    return transformers.GPT2LMHeadModel(transformers.GPT2Config(vocab_size=50, n_embd=32, n_layer=2, n_head=2,
+                                                                 attn_implementation="eager")).eval()
+
+
+def own_attentions(model) -> np.ndarray:
+    with torch.no_grad():
+        found = model(input_ids=torch.tensor([IDS]), output_attentions=True).attentions
+    return np.stack([a[0].numpy() for a in found])  # [layers, heads, q, k]
+
+
+def test_every_cell_runs_and_every_chart_is_the_models_own_numbers(executed):
+    by_id = cells(executed)
+    assert not [o for c in executed.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    loaded = load(ROOT / "assets" / "models" / "translate-en-fr")
+    ids = loaded.tokenizers["src"].encode("the small girl does not see the red car")
+    _, trace = run_with_trace(loaded.model, ids, [loaded.config.bos_id])
+    encoder = np.stack([trace.attn("encoder", i).pattern[0] for i in range(trace.n_layers("encoder"))])
+    gap = max(1, round(len(ids) / 12))
+    np.testing.assert_allclose(decode(figure(by_id["heads"])["data"][0]["z"]), tiled(encoder, gap), atol=1e-6)
+    np.testing.assert_allclose(decode(figure(by_id["bert"])["data"][0]["z"]), tiled(own_attentions(built("bert")), 1),
+                               atol=1e-6)
+    lm = load(ROOT / "assets" / "models" / "lm-en")
+    lm_ids = [lm.config.bos_id, *lm.tokenizers["tgt"].encode("the old man sees the red car")]
+    _, lm_trace = run_with_trace(lm.model, None, lm_ids)
+    shown = decode(figure(by_id["head"])["data"][0]["z"])
+    np.testing.assert_allclose(shown, lm_trace.attn("decoder", 1).pattern[0, 2], atol=1e-6)
+    gpt2 = own_attentions(built("gpt2"))[1, 0]  # lines: one trace per weight bucket; widths follow the weights
+    drawn = [t for t in figure(by_id["gpt2"])["data"] if t.get("mode") == "lines"]
+    assert len(drawn) >= 2 and sum(len(decode(t["x"])) for t in drawn) == 3 * int((gpt2 >= 0.01).sum())
+
+
+def test_the_exported_page_shows_every_figure_offline(executed, browser, tmp_path):
+    """nbconvert's HTML opened in chromium with nothing but the file to read (its template's require.js and MathJax
+    are on CDNs and fail): every figure is drawn, from the plotly.js inside the page."""
+    html, _ = HTMLExporter().from_notebook_node(executed)
+    figures = sum(1 for c in executed.cells if c.cell_type == "code" for o in c.outputs if PLOTLY in o.get("data", {}))
+    assert figures == 4 and html.count('class="plotly-graph-div"') == figures
+    (tmp_path / "one_call.html").write_text(html, encoding="utf-8")
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+        page.goto((tmp_path / "one_call.html").as_uri())
+        page.wait_for_function("(n) => document.querySelectorAll('.plotly-graph-div .main-svg').length >= n",
+                               arg=figures, timeout=TIMEOUT_MS)
+        drawn = page.evaluate("() => [...document.querySelectorAll('.plotly-graph-div')].map(d => d.data.length)")
+        assert len(drawn) == figures and all(n >= 1 for n in drawn)
+    finally:
+        context.close()
+
+
+def test_a_model_it_cannot_read_is_a_clear_error():
+    with pytest.raises(TypeError, match="not a Linear"):
+        av.heads(torch.nn.Linear(2, 2), IDS)
+    with pytest.raises(TypeError, match="records a core_model Transformer"):
+        run_with_trace(built("gpt2"), None, [IDS])
+    with pytest.raises(TypeError, match="needs its tokenizer"):
+        av.heads(built("bert"), "a text without its tokenizer")
