@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from core_model import run_with_trace
+from core_model import ModelConfig, Transformer, run_with_trace
 from core_model.trace.edits import mean, patch, zero
 from tests.tolerance import assert_activations_close
 
@@ -37,6 +37,22 @@ def test_zeroing_every_head_of_a_block_is_that_block_giving_only_its_output_bias
     assert not trace[f"{stack}.layers.{layer}.{kind}.z"].any()  # the trace holds the edited value
     plain, _ = run_with_trace(translator, SRC, TGT)
     assert not torch.allclose(edited, plain)  # the block mattered
+
+
+def test_without_a_bias_in_w_o_every_head_zeroed_is_the_block_removed():
+    """A model whose W_O has no bias (Qwen2's, Llama's): every head zeroed adds nothing to the stream, as if the block
+    were not there (the block's forward replaced by hand with zeros)."""
+    torch.manual_seed(0)
+    model = Transformer(ModelConfig(architecture="decoder", tgt_vocab_size=40, d_model=16, n_heads=2,
+                                    n_decoder_layers=2, d_ff=32, dropout=0.0, norm_placement="pre",
+                                    attn_out_bias=False)).eval()
+    edited, _ = run_with_trace(model, None, LM_A[:1] + [5, 6, 7, 8], edits=[zero("decoder.layers.1.self_attn.z", h)
+                                                                             for h in range(2)])
+    by_hand = copy.deepcopy(model)
+    block = by_hand.decoder.layers[1].self_attn
+    block.forward = lambda x, *args, **kwargs: (torch.zeros_like(x), None)
+    with torch.no_grad():
+        assert torch.equal(edited, by_hand(None, torch.tensor([LM_A[:1] + [5, 6, 7, 8]])))
 
 
 def test_one_head_knocked_out_changes_that_heads_output_only(translator):
