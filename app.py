@@ -6,13 +6,13 @@ from viz_app import first_visit
 notice = first_visit.waiting()  # a fresh server's first run: say what is being prepared before torch is imported
 
 from viz_app import classroom, lesson  # noqa: E402  (after the notice: these import torch)
-from viz_app.i18n import text  # noqa: E402
+from viz_app.i18n import default_lang, text  # noqa: E402
 from viz_app.registry import PAGES  # noqa: E402
 from viz_app.serving import settle  # noqa: E402
 
 # The navigation, the tab's title and the sidebar are drawn before any page reads its settings: a fresh
 # link's language and presenter mode are read from the link here (the page checks them again).
-lang = classroom.early("lang", "en")
+lang = classroom.early("lang", default_lang())
 st.set_page_config(page_title=text("app.title", lang), layout="wide",
                    initial_sidebar_state="collapsed" if classroom.early("present", False) else "auto")
 settle()  # each run: torch's threads in this run's thread; the first also takes the modules out of the collection

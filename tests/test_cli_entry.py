@@ -104,7 +104,7 @@ def run_main(monkeypatch, argv) -> dict:
 
     monkeypatch.setattr(cli, "serve", serve)
     monkeypatch.chdir(ROOT)
-    settings = (cli.MODELS_SETTING, cli.LOCAL_SETTING, cli.DEVICE_SETTING)
+    settings = (cli.MODELS_SETTING, cli.LOCAL_SETTING, cli.DEVICE_SETTING, cli.LANG_SETTING)
     for name in settings:
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(Replaced):
@@ -122,6 +122,20 @@ def test_the_apps_own_options_go_to_the_app_and_the_rest_to_streamlit(monkeypatc
     assert json.loads(ran["env"][cli.MODELS_SETTING]) == [["my-model", str(folder.resolve())]]
     assert ran["env"][cli.LOCAL_SETTING] == "1"
     assert run_main(monkeypatch, ["--serve"])["env"][cli.LOCAL_SETTING] == ""
+
+
+def test_the_language_reaches_the_app_and_a_fresh_visit_opens_in_it(monkeypatch):
+    assert run_main(monkeypatch, [])["env"][cli.LANG_SETTING] == "en"
+    assert run_main(monkeypatch, ["--lang", "zh"])["env"][cli.LANG_SETTING] == "zh"
+    from tests.app.conftest import assert_clean, open_page
+    from viz_app.i18n import text
+
+    monkeypatch.setenv(cli.LANG_SETTING, "zh")
+    at = open_page("overview")
+    assert_clean(at)
+    assert at.title[0].value == text("page.overview", "zh") and at.session_state["lang"] == "zh"
+    at = open_page("overview", lang="en")  # a visitor's own choice (the sidebar's, or a link's) still wins
+    assert at.title[0].value == text("page.overview", "en")
 
 
 def test_a_model_neither_a_folder_nor_in_the_cache_is_named_with_where_it_looked(monkeypatch, tmp_path, capsys):
@@ -206,7 +220,8 @@ def test_help_documents_the_apps_own_options(capsys):
     with pytest.raises(SystemExit) as done:
         cli.main(["--help"])
     out = capsys.readouterr().out
-    assert done.value.code == 0 and all(option in out for option in ("--model", "--device", "--port", "--serve"))
+    assert done.value.code == 0 and all(option in out for option in ("--model", "--device", "--port", "--serve",
+                                                                      "--lang"))
 
 
 def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):

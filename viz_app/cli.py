@@ -21,7 +21,8 @@ import torch
 
 from core_model.checkpoints import CheckpointError, hub_cache
 from core_model.cli import Parser, whole
-from viz_app.operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
+from viz_app.i18n import LANGUAGES
+from viz_app.operator_settings import DEVICE_SETTING, LANG_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -43,6 +44,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--device", choices=DEVICES, default="cpu",
                    help="where the models run: cpu (the default), cuda (a GPU), or auto (cuda if there is one, else cpu)")
     p.add_argument("--port", type=whole(1, 65535), help="the port to serve on (Streamlit's --server.port)")
+    p.add_argument("--lang", choices=tuple(LANGUAGES), default="en",
+                   help="the language a visit opens in when its link names none: en (the default) or zh; a visitor "
+                        "can still switch in the sidebar")
     p.add_argument("--serve", action="store_true",
                    help="serve others: the sidebar lists no models from this machine's cache, only --model's")
     return p
@@ -97,7 +101,8 @@ def settings(options) -> dict[str, str]:
     for a device this machine lacks."""
     models = [hub_cache.resolve(spec) for spec in options.model]
     return {MODELS_SETTING: json.dumps([[name, str(folder)] for name, folder in models]),
-            LOCAL_SETTING: "" if options.serve else "1", DEVICE_SETTING: device(options.device)}
+            LOCAL_SETTING: "" if options.serve else "1", DEVICE_SETTING: device(options.device),
+            LANG_SETTING: options.lang}
 
 
 def main(argv=None) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .i18n import LANGUAGES, text
+from .i18n import LANGUAGES, default_lang, text
 
 _warm = False  # a page has run to its end in this process
 
@@ -18,9 +18,9 @@ def waiting():
     warm). The notice needs only the link: nothing that imports torch has run yet."""
     if _warm:
         return None
-    lang = st.session_state.get("lang") or st.query_params.get("lang", "en")
+    lang = st.session_state.get("lang") or st.query_params.get("lang", default_lang())
     placeholder = st.empty()
-    placeholder.info(text("app.warming", lang if lang in LANGUAGES else "en"), icon="⏳")
+    placeholder.info(text("app.warming", lang if lang in LANGUAGES else default_lang()), icon="⏳")
     return placeholder
 
 

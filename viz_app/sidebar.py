@@ -6,7 +6,7 @@ import streamlit as st
 from . import known_words, loaders, long_text, own_model, state
 from .errors import message
 from .examples import EXAMPLES, FIRST_SENTENCE
-from .i18n import LANGUAGES, t
+from .i18n import LANGUAGES, default_lang, t
 from .text import MAX_TEXT_CHARS, literal
 from .views import blocks
 from .views.explorer import Marks, marks_of
@@ -21,7 +21,7 @@ def on_model_change() -> None:
 def render():
     """Draw the sidebar and return the chosen model's config (None if no model loads). The language comes last:
     on a 1024×768 screen the sentence box is then in view under the pages' list."""
-    state.setting("lang", "en", ok=LANGUAGES.__contains__, say_stale=True)
+    state.setting("lang", default_lang(), ok=LANGUAGES.__contains__, say_stale=True)
     cfg = model_and_texts(st.sidebar)
     st.sidebar.radio(t("sidebar.lang"), list(LANGUAGES), key="lang", format_func=LANGUAGES.get, horizontal=True)
     return cfg

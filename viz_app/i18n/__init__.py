@@ -28,6 +28,16 @@ def _collect() -> dict[str, dict[str, str]]:
 STRINGS = _collect()
 
 
+def default_lang() -> str:
+    """The language a visit opens in when its link names none: the operator's `attention-viz --lang`, else English."""
+    import os
+
+    from ..operator_settings import LANG_SETTING
+
+    chosen = os.environ.get(LANG_SETTING, "en")
+    return chosen if chosen in LANGUAGES else "en"
+
+
 def text(key: str, lang: str, /, **fields) -> str:
     """The string `key` in `lang`, with {fields} filled in."""
     template = STRINGS[key][lang if lang in LANGUAGES else "en"]
