@@ -13,6 +13,7 @@ import torch
 from core_model import Loaded, Transformer, load, run_with_trace
 from core_model.checkpoints import hub_cache
 from viz_app.figures import attention as fa
+from viz_app.figures import steps as steps_figs
 from viz_app.figures.base import figure, margin
 from viz_app.text import position_labels
 
@@ -113,6 +114,28 @@ def lines(model, text, layer: int, head: int, tokenizer=None) -> go.Figure:
     weights = seen.patterns[layer, head]
     return shown(fa.lines(weights, np.ones(weights.shape, bool), seen.labels, seen.labels,
                           title=f"Layer {layer}, head {head}: query (left) → key (right)"))
+
+
+def steps(model, text, layer: int, head: int, query: int = -1) -> go.Figure:
+    """One query of one head through the softmax, as the app's self-attention page shows it: its row of raw scores
+    q·k, of scores ÷ √d_k with the mask (blocked keys empty), and of weights, over the keys. A core model only (a
+    folder, or what core_model.load returned): the steps need its queries and keys."""
+    if not isinstance(model, (str, Path, Loaded)):
+        raise TypeError("steps reads a model the core traces (a folder, or what core_model.load returns): "
+                        "a transformers model gives its weights, not its queries and keys.")
+    loaded = model if isinstance(model, Loaded) else load(hub_cache.resolve(str(model))[1], trusted=True)
+    cfg = loaded.config
+    tokenizer = loaded.tokenizers["src" if cfg.has_encoder else "tgt"]
+    ids = list(text) if not isinstance(text, str) else tokenizer.encode(text)
+    if not cfg.has_encoder and isinstance(text, str):
+        ids = [cfg.bos_id, *ids]  # a decoder-only model reads its text after <s>, as `attentions` does
+    src, tgt = (ids, [cfg.bos_id] if cfg.has_decoder else None) if cfg.has_encoder else (None, ids)
+    _, trace = run_with_trace(loaded.model, src, tgt)
+    view = trace.attn("encoder" if cfg.has_encoder else "decoder", layer)
+    labels, row = position_labels(tokenizer.display_pieces(ids)), query % len(ids)
+    rows = [view.scores[0, head, row], view.scores_masked[0, head, row], view.pattern[0, head, row]]
+    return shown(steps_figs.query_row(rows, ["q·k", "÷ √d_k, masked", "softmax"], labels,
+                                      f"Layer {layer}, head {head}: the row of {labels[row]}", "key"))
 
 
 def shown(fig: go.Figure) -> go.Figure:

@@ -104,3 +104,17 @@ def test_a_model_it_cannot_read_is_a_clear_error():
         run_with_trace(built("gpt2"), None, [IDS])
     with pytest.raises(TypeError, match="needs its tokenizer"):
         av.heads(built("bert"), "a text without its tokenizer")
+
+
+def test_steps_follow_one_query_through_the_softmax_of_the_models_own_trace():
+    loaded = load(ROOT / "assets" / "models" / "lm-en")
+    ids = [loaded.config.bos_id, *loaded.tokenizers["tgt"].encode("the old man sees the red car")]
+    _, trace = run_with_trace(loaded.model, None, ids)
+    view = trace.attn("decoder", 1)
+    fig = av.steps(loaded, "the old man sees the red car", layer=1, head=2, query=4)
+    bars = [decode(t["y"]) for t in fig.to_plotly_json()["data"] if t["type"] == "bar"]
+    np.testing.assert_allclose(bars[0], view.scores[0, 2, 4], rtol=1e-6)
+    np.testing.assert_array_equal(np.isnan(bars[1]), np.isneginf(view.scores_masked[0, 2, 4]))  # later keys: empty
+    np.testing.assert_allclose(bars[2], view.pattern[0, 2, 4], rtol=1e-6)
+    with pytest.raises(TypeError, match="queries and keys"):
+        av.steps(built("gpt2"), IDS, 0, 0)
