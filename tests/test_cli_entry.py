@@ -51,12 +51,12 @@ def test_dependencies_are_requirements_txt():
     assert "torch==2.13.0" in pins  # exact: a looser torch pulls the CUDA build
 
 
-def test_an_install_carries_every_package_of_the_two_libraries():
+def test_an_install_carries_every_package_of_the_libraries():
     found = set(find_packages(ROOT, include=pyproject()["tool"]["setuptools"]["packages"]["find"]["include"]))
-    folders = {".".join(p.parent.relative_to(ROOT).parts) for lib in ("core_model", "viz_app")
+    folders = {".".join(p.parent.relative_to(ROOT).parts) for lib in ("attention_viz", "core_model", "viz_app")
                for p in (ROOT / lib).rglob("*.py") if "__pycache__" not in p.parts}
     assert folders <= found, f"left out of an install: {sorted(folders - found)}"
-    assert {p.split(".")[0] for p in found} == {"core_model", "viz_app"}
+    assert {p.split(".")[0] for p in found} == {"attention_viz", "core_model", "viz_app"}
 
 
 def test_dev_sh_app_is_this_command():
@@ -224,11 +224,11 @@ def test_help_documents_the_apps_own_options(capsys):
                                                                       "--lang"))
 
 
-def test_main_says_what_to_do_without_a_checkout(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(cli, "APP", tmp_path / "app.py")  # as in a plain, not editable, install
+def test_main_says_what_to_do_without_the_app(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "APP", tmp_path / "app.py")  # neither a checkout nor a wheel built by setup.py
     monkeypatch.setattr(cli, "serve", lambda *a: pytest.fail("nothing may start"))
     assert cli.main([]) == 1
-    assert "pip install -e ." in capsys.readouterr().err
+    assert "install the wheel built from the checkout" in capsys.readouterr().err
 
 
 def test_it_serves_the_app_on_a_local_port(tmp_path):

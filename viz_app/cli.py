@@ -15,16 +15,16 @@ import os
 import sys
 import threading
 import time
-from pathlib import Path
 
 import torch
 
 from core_model.checkpoints import CheckpointError, hub_cache
 from core_model.cli import Parser, whole
+from viz_app.home import home
 from viz_app.i18n import LANGUAGES
 from viz_app.operator_settings import DEVICE_SETTING, LANG_SETTING, LOCAL_SETTING, MODELS_SETTING
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = home()  # the checkout, or the copy of the app a wheel carries (viz_app/home.py)
 APP = ROOT / "app.py"
 # dev.sh's own flags: serve this machine only, and send Streamlit no usage statistics.
 FLAGS = ("--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false")
@@ -108,9 +108,9 @@ def settings(options) -> dict[str, str]:
 def main(argv=None) -> int:
     """Run the app from the checkout's folder: Streamlit reads .streamlit/config.toml from where it starts."""
     options, rest = parser().parse_known_args(sys.argv[1:] if argv is None else argv)
-    if not APP.is_file():  # a plain (not editable) install copies the packages but not app.py, app_pages/ or assets/
-        print(f"attention-viz: no app.py in {ROOT}; install the checkout itself with `pip install -e .`",
-              file=sys.stderr)
+    if not APP.is_file():  # neither a checkout nor a wheel built by setup.py (which carries the app)
+        print(f"attention-viz: no app.py in {ROOT}; install the wheel built from the checkout, or the checkout itself "
+              "with `pip install -e .`", file=sys.stderr)
         return 1
     try:
         os.environ.update(settings(options))

@@ -3,9 +3,10 @@ without starting Streamlit."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .home import home
+
+ROOT = home()  # app.py's folder: the checkout, or an install's copy (home.py)
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from core_model.importers import bert
 from core_model.training.tasks import TASKS, Task, source_words
 
 from .. import load_progress, own_model, serving
+from ..home import home
 from ..operator_settings import DEVICE_SETTING, LOCAL_SETTING, MODELS_SETTING
 
 __all__ = ["MODELS_DIR", "DEFAULT_MODEL", "LM_NEW_TOKENS", "available_models", "first_model", "model_folder",
            "load_model", "preload",
            "readable", "shipped_task", "known_words", "local_run", "cached_models", "device"]
 
-MODELS_DIR = Path(__file__).resolve().parents[2] / "assets" / "models"  # the checkout's shipped models
+MODELS_DIR = home() / "assets" / "models"  # the shipped models: the checkout's, or those a wheel carries
 DEFAULT_MODEL = "translate-en-fr"
 LM_NEW_TOKENS = 20  # as many tokens as `run` lets a decoder-only model continue
 
