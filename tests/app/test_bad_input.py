@@ -191,6 +191,9 @@ LINK_CASES = [
     *[("decoding", "decoding.alpha", v, 0.6) for v in ("-1", "2.5", "nan", "abc")],
     *[("decoding", f"decoding.{k}", v, d) for k, d in (("temperature", 1.0), ("top_k", 10), ("top_p", 0.8), ("seed", 0))
       for v in ("-1", "99999999999999999999999", "nan", "abc")],
+    *[("decoding", "knockout.heads", v, []) for v in ("[('encoder.self_attn', 9, 9)]", "[('x', 0, 0, 0)]",
+                                                     "__import__('os')", "[(1, 2, 3)]")],
+    ("decoding", "knockout.sweep", "maybe", False),
     ("worked_example", "worked_example.causal", "perhaps", False),
     *[("training", "training.warmup", v, 4000) for v in ("0", "123", "abc", "nan")],
     *[("training", "training.d_model", v, 512) for v in ("-1", "99999999999999999999999", "abc")],

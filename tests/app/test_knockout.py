@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from core_model import decoding, interventions
-from tests.app.conftest import assert_clean, chart_names, named_z, open_page
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import APP, assert_clean, chart_names, named_z, open_page
 from viz_app import loaders
 from viz_app.i18n import text
 
@@ -118,3 +120,19 @@ def test_an_encoder_only_model_offers_no_knock_out():
     at = open_page("explorer", model="all-MiniLM-L6-v2")
     assert_clean(at)
     assert not [b for b in at.button if b.key == "explorer.knock_out"]
+
+
+def test_a_copied_link_reopens_the_heads_removed_and_the_sweep():
+    """The knock-out is part of the view a link keeps, as every setting is."""
+    at = open_page("decoding", src=SENTENCE)
+    at.multiselect(key="knockout.heads").set_value([("decoder.cross_attn", 1, 2), ("encoder.self_attn", 0, 3)]).run()
+    at.toggle(key="knockout.sweep").set_value(True).run()
+    assert_clean(at)
+    link = dict(at.query_params)
+    again = AppTest.from_file(APP, default_timeout=60)
+    again.query_params.update({k: v[0] if isinstance(v, list) else v for k, v in link.items()})
+    again.switch_page("app_pages/decoding.py")
+    again.run()
+    assert_clean(again)
+    assert again.multiselect(key="knockout.heads").value == [("decoder.cross_attn", 1, 2), ("encoder.self_attn", 0, 3)]
+    assert all(f"knockout.sweep.{b}" in chart_names(again) for b in BLOCKS)

@@ -7,7 +7,7 @@ from functools import partial
 
 import streamlit as st
 
-from .. import loaders, page, sidebar
+from .. import loaders, page, sidebar, state
 from ..figures import contributions as figs
 from ..i18n import t
 from ..views import contributions as view
@@ -28,9 +28,11 @@ def section(run, labels) -> None:
         st.info(t("graph.too_long", reason=str(e)))
         return
     left, right = st.columns(2)
-    token = left.selectbox(t("graph.token"), range(len(labels)), index=len(labels) - 1, key=TOKEN,
-                           format_func=labels.__getitem__)
-    threshold = right.slider(t("graph.threshold"), 0.01, 0.5, 0.04, 0.01, key=THRESHOLD)
+    state.setting(TOKEN, len(labels) - 1, state.parse_int, range(len(labels)).__contains__)  # the last token first
+    token = left.selectbox(t("graph.token"), range(len(labels)), key=TOKEN, format_func=labels.__getitem__)
+    state.setting(THRESHOLD, 0.04, float, lambda v: isinstance(v, float) and 0.01 <= v <= 0.5)
+    page.show_noted()
+    threshold = right.slider(t("graph.threshold"), 0.01, 0.5, step=0.01, key=THRESHOLD)
     edges = view.paths(layers, token, threshold)
     levels = [t("graph.level.embedding")] + [t(f"graph.level.{part}", layer=i) for i in range(len(layers))
                                             for part in ("attention", "ffn")]

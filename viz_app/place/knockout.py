@@ -7,7 +7,7 @@ from functools import partial
 
 import streamlit as st
 
-from .. import loaders, page
+from .. import loaders, page, state
 from ..export import to_csv
 from ..figures import attention as fa
 from ..i18n import t
@@ -16,7 +16,7 @@ from ..views import interventions as view
 from ..views import predict as asking
 from . import predict
 
-KEY = "knockout.heads"
+KEY, SWEEP = "knockout.heads", "knockout.sweep"
 SWEEP_SECONDS = 30.0  # a sweep stops trying heads after this; what it tried is kept (loaders.output_score)
 
 
@@ -35,14 +35,16 @@ def section(cfg, tokenizer) -> None:
     st.subheader(t("knockout.title"))
     st.write(t("knockout.intro"))
     every = view.heads(cfg)
-    if KEY in ss:  # another model's heads are not this one's
-        ss[KEY] = [h for h in ss[KEY] if h in every]
+    # in the link, as every setting; another model's heads are not this one's
+    state.setting(KEY, [], view.parse_heads, lambda chosen: all(h in every for h in chosen))
     chosen = st.multiselect(t("knockout.heads"), every, key=KEY, format_func=head_name)
     name, src = ss["model"], ss["src"]
     if chosen:
         compare(loaders.decode(name, src), loaders.knocked_out(name, src, tuple(chosen)),
                 (loaders.output_score(name, src), loaders.output_score(name, src, tuple(chosen))), tokenizer)
-    if st.toggle(t("knockout.sweep"), key="knockout.sweep", help=t("knockout.sweep.help")):
+    state.setting(SWEEP, False, state.parse_bool, state.is_bool)
+    page.show_noted()  # a link's knock-out settings are read after the page said what it noted
+    if st.toggle(t("knockout.sweep"), key=SWEEP, help=t("knockout.sweep.help")):
         sweep(name, src, every)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 import streamlit as st
 
-from .. import loaders, page
+from .. import loaders, page, state
 from ..errors import message
 from ..export import to_csv
 from ..figures.heatmap import matrix
@@ -23,6 +23,8 @@ def section(name: str, text_a: str, text_b: str) -> None:
     """The switch, then each attention block's grid of how far each head moves B's prediction toward A's."""
     if not loaders.decoding_applies(loaders.load_model(name).config.architecture):
         return
+    state.setting(SHOW, False, state.parse_bool, state.is_bool)
+    page.show_noted()
     if not st.toggle(t("patch.show"), key=SHOW, help=t("patch.show.help")):
         return
     try:

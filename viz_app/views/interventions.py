@@ -3,6 +3,7 @@ the sweep's drops as one layer × head grid per attention block. Plain numpy; th
 core_model.interventions' (through loaders.knocked_out and loaders.output_score)."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,6 +17,17 @@ def heads(cfg) -> tuple[Head, ...]:
                                ("decoder.cross_attn", cfg.has_encoder and cfg.has_decoder)) if has]
     layers = {"encoder": cfg.n_encoder_layers, "decoder": cfg.n_decoder_layers}
     return tuple((b, layer, h) for b in blocks for layer in range(layers[b.split(".")[0]]) for h in range(cfg.n_heads))
+
+
+def parse_heads(raw: str) -> list[Head]:
+    """A link's list of heads, as the page writes it ("[('encoder.self_attn', 2, 1)]") → [(block, layer, head)];
+    ValueError for anything else."""
+    value = ast.literal_eval(raw)
+    if not isinstance(value, list) or not all(
+            isinstance(h, tuple) and len(h) == 3 and isinstance(h[0], str)
+            and all(isinstance(i, int) and not isinstance(i, bool) for i in h[1:]) for h in value):
+        raise ValueError(raw)
+    return value
 
 
 def changed(original, knocked) -> list[bool]:
