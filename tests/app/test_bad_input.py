@@ -192,7 +192,7 @@ LINK_CASES = [
     *[("decoding", f"decoding.{k}", v, d) for k, d in (("temperature", 1.0), ("top_k", 10), ("top_p", 0.8), ("seed", 0))
       for v in ("-1", "99999999999999999999999", "nan", "abc")],
     *[("decoding", "knockout.heads", v, []) for v in ("[('encoder.self_attn', 9, 9)]", "[('x', 0, 0, 0)]",
-                                                     "__import__('os')", "[(1, 2, 3)]")],
+                                                     "__import__('os')", "[(1, 2, 3)]", "rm -rf /", "[" * 60)],
     ("decoding", "knockout.sweep", "maybe", False),
     ("worked_example", "worked_example.causal", "perhaps", False),
     *[("training", "training.warmup", v, 4000) for v in ("0", "123", "abc", "nan")],

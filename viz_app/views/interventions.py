@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 Head = tuple[str, int, int]  # (block "stack.kind", layer, head)
+MAX_LINK_HEADS = 4096  # characters of a link's list of heads at most (about 100 heads)
 
 
 def heads(cfg) -> tuple[Head, ...]:
@@ -22,7 +23,12 @@ def heads(cfg) -> tuple[Head, ...]:
 def parse_heads(raw: str) -> list[Head]:
     """A link's list of heads, as the page writes it ("[('encoder.self_attn', 2, 1)]") → [(block, layer, head)];
     ValueError for anything else."""
-    value = ast.literal_eval(raw)
+    if len(raw) > MAX_LINK_HEADS:  # a link's list of heads is short; a long one could nest deep enough to hurt
+        raise ValueError(raw[:80])
+    try:
+        value = ast.literal_eval(raw)  # literals only: nothing in a link is run
+    except (SyntaxError, RecursionError, MemoryError) as e:
+        raise ValueError(raw[:80]) from e
     if not isinstance(value, list) or not all(
             isinstance(h, tuple) and len(h) == 3 and isinstance(h[0], str)
             and all(isinstance(i, int) and not isinstance(i, bool) for i in h[1:]) for h in value):
