@@ -68,9 +68,13 @@ def _transformers(model, text, tokenizer) -> Attended:
         ids = tokenizer(text)["input_ids"]
     else:
         ids = [int(i) for i in text]
+    training = model.training  # the reader's model is left as it was given
     model.eval()
-    with torch.no_grad():
-        out = model(input_ids=torch.tensor([ids]), output_attentions=True)
+    try:
+        with torch.no_grad():
+            out = model(input_ids=torch.tensor([ids]), output_attentions=True)
+    finally:
+        model.train(training)
     found = getattr(out, "encoder_attentions", None) or out.attentions  # an encoder-decoder's encoder
     if not found:
         raise ValueError(f"{type(model).__name__} gave no attention weights (output_attentions): its attention may "

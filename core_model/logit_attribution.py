@@ -20,11 +20,13 @@ from .trace import Trace
 
 @dataclass(frozen=True)
 class Attribution:
-    """The logit of `token` at `position`, split: heads [blocks][layers, heads], the rest by name."""
+    """The logit of `token` at `position`, split: heads [blocks][layers, heads], the rest by (kind, block, layer)."""
     token: int
     position: int
     heads: dict  # block "decoder.self_attn" / "decoder.cross_attn" → [layers, heads], in logits
-    rest: dict  # "embedding", "ffn <i>", "<block> bias <i>", "norm and output bias" → logits
+    # ("embedding", "", -1), then per layer i ("bias", block, i) for W_O's and ("ffn", "", i), last ("norm", "", -1)
+    # for the final norm's and the output layer's biases → logits, in the order the stream gathers them
+    rest: dict
     logit: float  # the model's own logit
 
     @property
@@ -39,9 +41,12 @@ def applies(model) -> bool:
     return cfg.has_decoder and cfg.norm_placement == "pre" and model.decoder.final_norm is not None
 
 
-def parts(model, trace: Trace, position: int) -> dict[str, np.ndarray]:
-    """The decoder's stream at `position` (of the trace's first sentence) as the vectors that add up to it."""
-    cfg, out = model.cfg, {"embedding": trace["decoder.layers.0.resid_pre"][0, position].astype(np.float64)}
+def parts(model, trace: Trace, position: int) -> dict[tuple, np.ndarray]:
+    """The decoder's stream at `position` (of the trace's first sentence) as the vectors that add up to it, keyed
+    (kind, block, layer, head): ("embedding", "", -1, -1), ("head", block, i, h), ("bias", block, i, -1) and
+    ("ffn", "", i, -1)."""
+    cfg = model.cfg
+    out = {("embedding", "", -1, -1): trace["decoder.layers.0.resid_pre"][0, position].astype(np.float64)}
     kinds = ("self_attn", "cross_attn") if cfg.has_encoder else ("self_attn",)
     for i, layer in enumerate(model.decoder.layers):
         for kind in kinds:
@@ -49,10 +54,10 @@ def parts(model, trace: Trace, position: int) -> dict[str, np.ndarray]:
             z = trace[f"decoder.layers.{i}.{kind}.z"][0, :, position].astype(np.float64)  # [heads, d_head]
             w_o = block.out_proj.weight.detach().double().cpu().numpy()  # [d_model, heads · d_head]
             for h in range(block.n_heads):
-                out[f"decoder.{kind}:{i}:{h}"] = w_o[:, h * block.d_head:(h + 1) * block.d_head] @ z[h]
+                out[("head", f"decoder.{kind}", i, h)] = w_o[:, h * block.d_head:(h + 1) * block.d_head] @ z[h]
             if block.out_proj.bias is not None:
-                out[f"decoder.{kind} bias {i}"] = block.out_proj.bias.detach().double().cpu().numpy()
-        out[f"ffn {i}"] = trace[f"decoder.layers.{i}.ffn.out"][0, position].astype(np.float64)
+                out[("bias", f"decoder.{kind}", i, -1)] = block.out_proj.bias.detach().double().cpu().numpy()
+        out[("ffn", "", i, -1)] = trace[f"decoder.layers.{i}.ffn.out"][0, position].astype(np.float64)
     return out
 
 
@@ -78,15 +83,14 @@ def attribute(model, trace: Trace, position: int, token: int) -> Attribution:
         return float(((v - v.mean()) if centre else v) / spread * gain @ row)
 
     heads, rest = {}, {}
-    for name, vector in pieces.items():
-        if ":" in name:
-            block, layer, head = name.split(":")
+    for (kind, block, layer, head), vector in pieces.items():
+        if kind == "head":
             heads.setdefault(block, np.zeros((cfg.n_decoder_layers, model.decoder.layers[0].self_attn.n_heads)))
-            heads[block][int(layer), int(head)] = through(vector)
+            heads[block][layer, head] = through(vector)
         else:
-            rest[name] = through(vector)
+            rest[(kind, block, layer)] = through(vector)
     bias = getattr(norm, "bias", None)
     out_bias = model.generator.bias
-    rest["norm and output bias"] = float((0 if bias is None else bias.detach().double().cpu().numpy() @ row)
+    rest[("norm", "", -1)] = float((0 if bias is None else bias.detach().double().cpu().numpy() @ row)
                                          + (0 if out_bias is None else out_bias.detach()[token].item()))
     return Attribution(token, position, heads, rest, float(trace["logits"][0, position, token]))

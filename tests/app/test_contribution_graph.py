@@ -42,13 +42,25 @@ def test_the_graph_draws_the_paths_of_the_last_tokens_state_and_the_threshold_pr
 
 
 def test_a_click_on_a_heads_point_makes_it_the_sidebars_head():
+    """Each attention edge's point carries its (layer, head), the customdata sidebar.pick_head reads on a click; a
+    click the browser would send for one of them makes it the sidebar's head."""
+    at = open_page("ffn_norm", model="lm-en", src=SENTENCE)
+    points = [(t["name"], c) for t in named_chart(at, "graph")["data"] if t.get("mode") == "markers" and "text" in t
+              for c in t["customdata"]]
+    heads = [(name, c) for name, c in points if name.startswith("head ")]
+    assert heads and all(name == f"head {c[1]}" for name, c in heads)
+    model = loaders.load_model("lm-en")
+    _, trace = run_with_trace(model.model, None, list(loaders.run("lm-en", SENTENCE).tgt_ids))
+    edges = paths(contributions.shares(model.model, trace), len(loaders.run("lm-en", SENTENCE).tgt_ids) - 1, 0.04)
+    assert sorted(c for _, c in heads) == sorted([e.layer, e.head] for e in edges if e.kind == "attention")
     import streamlit as st
 
-    point = {"curve_number": 1, "point_number": 0, "point_index": 0, "customdata": [2, 3]}
+    layer, head = heads[0][1]
+    point = {"curve_number": 1, "point_number": 0, "point_index": 0, "customdata": [layer, head]}
     st.session_state.clear()
-    st.session_state.update({chart_key("graph"): {"selection": {"points": [point]}}, "layer": 0, "head": 0})
-    sidebar.pick_head(chart_key("graph"), "graph.picked")
-    assert (st.session_state["layer"], st.session_state["head"]) == (2, 3)
+    st.session_state.update({chart_key("graph"): {"selection": {"points": [point]}}, "layer": -1, "head": -1})
+    sidebar.pick_head(chart_key("graph"), "graph.picked")  # the chart's on_select (page.chart's select)
+    assert (st.session_state["layer"], st.session_state["head"]) == (layer, head)
 
 
 def test_a_post_norm_model_is_told_why_it_has_no_graph():

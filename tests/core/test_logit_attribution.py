@@ -26,8 +26,8 @@ def check_sums(model, ids, position: int) -> None:
         assert found.total == pytest.approx(found.logit, rel=1e-4, abs=1e-4 * float(np.abs(logits).max()))
     pieces = parts(model, trace, position)  # a block's heads and bias are its recorded output
     for i in range(model.cfg.n_decoder_layers):
-        block = sum(v for k, v in pieces.items() if k.startswith(f"decoder.self_attn:{i}:") or
-                    k == f"decoder.self_attn bias {i}")
+        block = sum(v for (kind, name, layer, _), v in pieces.items()
+                    if kind in ("head", "bias") and name == "decoder.self_attn" and layer == i)
         assert_activations_close(block, trace[f"decoder.layers.{i}.self_attn.out"][0, position].astype(np.float64))
 
 
@@ -47,7 +47,9 @@ def test_the_heads_of_the_top_layer_carry_the_prediction_somewhere():
     found = attribute(model, trace, 3, int(trace["logits"][0, 3].argmax()))
     heads = found.heads["decoder.self_attn"]
     assert heads.shape == (model.cfg.n_decoder_layers, model.cfg.n_heads) and np.abs(heads).max() > 0.1
-    assert set(found.rest) >= {"embedding", "ffn 0", "norm and output bias"}
+    layers = model.cfg.n_decoder_layers
+    assert list(found.rest) == [("embedding", "", -1), *[part for i in range(layers) for part in
+                                (("bias", "decoder.self_attn", i), ("ffn", "", i))], ("norm", "", -1)]
 
 
 def test_a_post_norm_model_is_refused_in_a_sentence():

@@ -155,6 +155,14 @@ def test_the_exported_page_shows_every_figure_offline(executed, browser, tmp_pat
         context.close()
 
 
+def test_a_transformers_model_is_read_in_eval_mode_and_left_as_it_was_given():
+    model = built("bert").train()
+    first = av.attentions(model, IDS).patterns
+    assert model.training  # the reader's model, still training
+    np.testing.assert_array_equal(first, av.attentions(model, IDS).patterns)  # no dropout in the weights read
+    np.testing.assert_allclose(first, own_attentions(built("bert")), atol=1e-6)
+
+
 def test_a_model_it_cannot_read_is_a_clear_error():
     with pytest.raises(TypeError, match="not a Linear"):
         av.heads(torch.nn.Linear(2, 2), IDS)

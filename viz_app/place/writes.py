@@ -12,7 +12,6 @@ from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..i18n import t
 from ..text import literal, markdown_text, piece
-from ..views import interventions as view
 
 
 def section(step, tokenizer) -> None:
@@ -30,15 +29,14 @@ def section(step, tokenizer) -> None:
         title = t("writes.heads", block=t(f"knockout.block.{block}"), token=piece(tokenizer, step.chosen))
         page.chart(matrix(heads, names, layers, title, x_title=t("decoding.heads"), y_title=t("sidebar.layer")),
                    f"writes.{block}", csv=partial(to_csv, heads, names, layers))
-    kinds, values = view.rest_rows(found.rest)
-    st.dataframe(pd.DataFrame({t("writes.part"): [part_name(kind, layer) for kind, layer in kinds],
-                               t("writes.logit"): values}), hide_index=True)
+    st.dataframe(pd.DataFrame({t("writes.part"): [part_name(*key) for key in found.rest],
+                               t("writes.logit"): list(found.rest.values())}), hide_index=True)
     heads_sum = sum(float(h.sum()) for h in found.heads.values())
-    st.caption(t("writes.sum", heads=heads_sum, rest=sum(values), total=found.total, logit=found.logit,
+    st.caption(t("writes.sum", heads=heads_sum, rest=sum(found.rest.values()), total=found.total, logit=found.logit,
                  token=literal(piece(tokenizer, step.chosen))))
 
 
-def part_name(kind: str, layer: int) -> str:
-    if kind.startswith("bias:"):
-        return t("writes.part.bias", block=t(f"knockout.block.{kind[5:]}"), layer=layer)
-    return t(f"writes.part.{kind}", layer=layer)
+def part_name(kind: str, block: str, layer: int) -> str:
+    """A part of the stream besides the heads (logit_attribution.Attribution.rest's key) in words."""
+    block_name = t(f"knockout.block.{block}") if block else ""
+    return t(f"writes.part.{kind}", block=block_name, layer=layer)

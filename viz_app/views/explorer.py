@@ -5,9 +5,9 @@ may leave out [CLS] and [SEP] (the sidebar's switch); the statistics always coun
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from concurrent.futures import ThreadPoolExecutor
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np

@@ -8,16 +8,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import blocks
+
 Head = tuple[str, int, int]  # (block "stack.kind", layer, head)
 MAX_LINK_HEADS = 4096  # characters of a link's list of heads at most (about 100 heads)
 
 
 def heads(cfg) -> tuple[Head, ...]:
-    """Every head of every attention block of the model, encoder first."""
-    blocks = [b for b, has in (("encoder.self_attn", cfg.has_encoder), ("decoder.self_attn", cfg.has_decoder),
-                               ("decoder.cross_attn", cfg.has_encoder and cfg.has_decoder)) if has]
+    """Every head of every attention block of the model (blocks.blocks' order: the encoder's first)."""
     layers = {"encoder": cfg.n_encoder_layers, "decoder": cfg.n_decoder_layers}
-    return tuple((b, layer, h) for b in blocks for layer in range(layers[b.split(".")[0]]) for h in range(cfg.n_heads))
+    return tuple((b, layer, h) for b in blocks.blocks(cfg) for layer in range(layers[blocks.split(b)[0]])
+                 for h in range(cfg.n_heads))
 
 
 def parse_heads(raw: str) -> list[Head]:
@@ -70,18 +71,3 @@ def sweep(all_heads, scores: dict, base: float) -> Sweep:
         drops[block][layer, head] = base - score
     return Sweep(drops, len(scores), len(all_heads))
 
-
-def rest_rows(rest: dict) -> tuple[list[str], list[float]]:
-    """logit_attribution's parts besides the heads, in the order the stream gathers them: (names, logits); a name
-    is (kind, layer) for the page to word: ("embedding", -1), ("ffn", i), ("bias", i) for a block's W_O bias,
-    ("norm", -1) for the final norm's bias and the output layer's."""
-    names, values = [], []
-    for name, value in rest.items():
-        if name == "embedding" or name == "norm and output bias":
-            names.append((name.split()[0], -1))
-        elif name.startswith("ffn "):
-            names.append(("ffn", int(name.split()[1])))
-        else:  # "<block> bias <i>"
-            names.append(("bias:" + name.split()[0], int(name.split()[-1])))
-        values.append(float(value))
-    return names, values
