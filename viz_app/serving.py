@@ -8,6 +8,13 @@ holding the GIL, so the server sends nothing meanwhile and every other session's
 the process) in a generation no collection visits; a collection then walks only what the runs made.
 Objects that are not cyclic are still freed by reference counting when they are frozen.
 
+Even so, what the runs made grows with the sessions: with a class of 10 and one busy visitor's 33 more, a full
+collection took about 12 ms, and one after each of some 20 runs a second held the GIL a quarter of the time (a
+GIL profile of the load test). So Streamlit's own collection after each run is off (`runner.postScriptGC`), and
+`collected_now_and_then` makes one full collection after a run at most every FULL_COLLECTION_S seconds: what
+Streamlit's option is for (memory in garbage cycles given back, not left to build up) at a bounded cost. Python's
+own collections of the young generations go on as always.
+
 numpy's OpenBLAS is held to one thread. The views multiply small matrices (a 100 × 128 table by its
 transpose), where a second thread gains nothing, and OpenBLAS's idle threads spin on a core before they sleep:
 with chromium drawing on the other core, a positional-lab fragment's script run took 26–104 ms with two
@@ -38,6 +45,7 @@ import pkgutil
 import socket
 import stat
 import threading
+import time
 from urllib.parse import urlencode
 
 import torch
@@ -46,7 +54,10 @@ from threadpoolctl import threadpool_limits
 
 import viz_app
 
+from . import fair
+
 DROPPED_LINK = "link.dropped"  # what a link Streamlit ignored becomes (close_to_visitors)
+FULL_COLLECTION_S = 5.0  # a full garbage collection after a run at most this often (the module's doc)
 _lock = threading.Lock()
 _settled = False
 _threads = 1  # torch's threads for a run, set by the first settle()
@@ -85,6 +96,7 @@ def close_to_visitors() -> None:
     - `/_stcore/upload_file/<session>/<file id>`: any client may send files under ids it makes up, and Streamlit
       keeps them all until the session ends (six of 100 MB held 600 MB for minutes). The app's one uploader reads one
       zip at a time and lets it go (own_model.forget), so a session keeps only its newest file (keep_newest_upload).
+    - Every session's runs share one process and its interpreter lock as they come (share_fairly).
     - A link of over 512 Ki characters or 1,000 parameters: Streamlit ignores it whole and only logs it, so the page
       opened with its defaults and said nothing. It is replaced by DROPPED_LINK=<its length>, which the page says
       (state.note_dropped_link).
@@ -106,8 +118,37 @@ def close_to_visitors() -> None:
     starlette_app.create_metrics_routes = no_metrics
     if not getattr(MemoryUploadedFileManager.add_file, "keeps_newest", False):
         MemoryUploadedFileManager.add_file = keep_newest_upload(MemoryUploadedFileManager.add_file)
+    share_fairly()
     if not getattr(app_session.sanitize_query_string, "says_dropped", False):
         app_session.sanitize_query_string = said_when_dropped(app_session.sanitize_query_string)
+
+
+def share_fairly() -> None:
+    """Every session's runs share one process and its interpreter lock, as they come: one address's 33 tabs, or a
+    page it opened again and again, took most of it from a class. Each run now takes its address's turn and gives way
+    when its visitor has spent more than their share (viz_app/fair.py); Streamlit's full garbage collection after every
+    run becomes one at most every FULL_COLLECTION_S (collected_now_and_then, the module's doc)."""
+    from streamlit import config
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    if not getattr(ScriptRunner._run_script, "fair", False):
+        ScriptRunner._run_script = fair.fair_runs(collected_now_and_then(ScriptRunner._run_script))
+        config.set_option("runner.postScriptGC", False, "viz_app.serving")
+
+
+_collected = [0.0]  # time.monotonic() of the last full collection
+
+
+def collected_now_and_then(run_script, every_s: float = FULL_COLLECTION_S, clock=time.monotonic, collect=gc.collect):
+    """ScriptRunner._run_script, a full garbage collection after a run when the last was `every_s` or more ago."""
+    def run(runner, rerun_data):
+        try:
+            return run_script(runner, rerun_data)
+        finally:
+            if clock() - _collected[0] >= every_s:
+                _collected[0] = clock()
+                collect(2)
+    return run
 
 
 def said_when_dropped(sanitize):

@@ -1,6 +1,7 @@
 """The server's process after the app's first run: its modules frozen out of the collection Streamlit runs
 after every script run, while what the runs make is still collected; numpy's BLAS held to one thread, torch's
-threads to one core fewer than the machine has, and Nagle's algorithm off on the server's connections."""
+threads to one core fewer than the machine has, Nagle's algorithm off on the server's connections, and each run
+in its visitor's fair turn with a full collection after it now and then, not after every one."""
 import json
 import os
 import subprocess
@@ -40,7 +41,10 @@ blas = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
 from viz_app.serving import settle
 settle()  # as app.py does on each run, here in this thread
 late_client, late = accepted()
-print(json.dumps(dict(torch_before=torch_before, torch_threads=torch.get_num_threads(),
+from streamlit import config
+from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+print(json.dumps(dict(post_script_gc=config.get_option("runner.postScriptGC"),
+                      fair=getattr(ScriptRunner._run_script, "fair", False),torch_before=torch_before, torch_threads=torch.get_num_threads(),
                       errors=[e.value for e in at.exception], frozen=frozen, tracked=tracked, collected=collected,
                       place="viz_app.place.explorer" in sys.modules, torch="torch" in sys.modules,
                       blas_before=blas_before, blas=blas, nodelay_before=nodelay_before,
@@ -65,6 +69,23 @@ def test_the_first_run_freezes_the_modules_and_later_garbage_is_still_collected(
     # a full collection now walks what the run made, not the ~250,000 objects of the imported libraries
     assert seen["frozen"] > 100_000 and seen["tracked"] < seen["frozen"] / 5, seen
     assert seen["collected"] >= 2  # the cycle made after the freeze was found and freed
+
+
+def test_the_first_run_takes_turns_fairly_and_collects_now_and_then_not_after_every_run(seen):
+    assert seen["fair"] is True and seen["post_script_gc"] is False
+
+
+def test_a_full_collection_follows_a_run_at_most_every_so_often(monkeypatch):
+    from viz_app import serving
+
+    clock, collections = [1000.0], []
+    monkeypatch.setattr(serving, "_collected", [0.0])
+    run = serving.collected_now_and_then(lambda runner, data: data, every_s=5.0, clock=lambda: clock[0],
+                                         collect=collections.append)
+    for t in (1000.0, 1001.0, 1004.9, 1005.0, 1009.0, 1010.5):
+        clock[0] = t
+        assert run(None, t) == t
+    assert collections == [2, 2, 2]  # at 1000, 1005 and 1010.5: every generation each time
 
 
 def test_the_first_run_holds_numpys_blas_to_one_thread(seen):
