@@ -6,9 +6,11 @@ client runs four of the cases that once slowed everyone, over and over until the
 2. it uploads a decoder of 96 layers × 8 heads with 8,192 positions and types a text of 1,000 one-letter words, a new
    one each time, on the overview (its trace, then its greedy output);
 6. it opens the positional page with a 100 KB link naming dimension 0 50,000 times, again and again;
-7. it opens the Training page in 33 sessions from one client address (the X-Real-IP header nginx sets) and presses
-   Start training in each, again every 5 s; a session that got the place keeps its run going (its fragment's reruns,
-   as a browser's timer sends them).
+7. it opens the Training page in 33 sessions and presses Start training in each, again every 5 s; a session that
+   got the place keeps its run going (its fragment's reruns, as a browser's timer sends them).
+
+Every one of its sessions comes from one address (ADDRESS, in the X-Real-IP header nginx sets), as each student of
+the class comes from their own (protocol.student).
 
 It speaks Streamlit's websocket protocol (bench/protocol.py), in the load test's own event loop, and counts what the
 server answered each case (`seen`) and every error. The hostile files are the tests' own (tests/bad_checkpoints.py).
@@ -28,7 +30,8 @@ from .protocol import opened
 SENTENCE = text("sidebar.src", "en")
 UPLOAD = text("own.upload", "en")  # the widgets' labels, as the page draws them in English
 START = text("live.start", "en")
-ADDRESS = "203.0.113.7"  # the hostile client's address, as nginx would forward it
+ADDRESS = "203.0.113.7"  # the hostile client's address, as nginx would forward it (the class's: protocol.student)
+FROM = {"X-Real-Ip": ADDRESS}  # every one of its sessions' handshakes
 SESSIONS = 33  # case 7's sessions from that address
 RETRY_S = 5.0  # case 7: a refused session presses again this often
 # what the page says for each case (English), counted in `seen`
@@ -54,7 +57,7 @@ async def typing(base: str, stop: asyncio.Event, seen: Counter, errors: list, na
                  loaded: asyncio.Event) -> None:
     """Cases 1 and 2: upload `data` (`loaded` set once it is), then type each of `texts` (an endless iterator) until
     `stop`."""
-    async with opened(base, urlencode({"model": "reverse"}), timeout_s=300) as c:
+    async with opened(base, urlencode({"model": "reverse"}), headers=FROM, timeout_s=300) as c:
         await c.upload(base, UPLOAD, name, data, timeout_s=300)
         seen["models loaded"] += any("is loaded and selected" in a for a in c.alerts)
         loaded.set()
@@ -83,7 +86,7 @@ async def long_links(base: str, stop: asyncio.Event, seen: Counter, errors: list
     """Case 6: a fresh session opens the positional page with the 100 KB link, until `stop`."""
     query = urlencode({"model": "translate-en-fr", "positional.dims": ",".join(["0"] * 50_000)})
     while not stop.is_set():
-        async with opened(base, query, page_name="positional", timeout_s=300) as c:
+        async with opened(base, query, headers=FROM, page_name="positional", timeout_s=300) as c:
             seen["link opened"] += 1
             count(seen, c.alerts)
             errors += c.s.errors
@@ -92,7 +95,7 @@ async def long_links(base: str, stop: asyncio.Event, seen: Counter, errors: list
 async def one_trainer(base: str, stop: asyncio.Event, seen: Counter, errors: list) -> None:
     """Case 7, one of the address's sessions: press Start training; with a place, keep the run polled (a fragment
     rerun a second, as the page's timer asks) until it is done, then press again; refused, press again in RETRY_S."""
-    async with opened(base, "", headers={"X-Real-Ip": ADDRESS}, page_name="training", timeout_s=300) as c:
+    async with opened(base, "", headers=FROM, page_name="training", timeout_s=300) as c:
         while not stop.is_set():
             await c.rerun("start", c.state(START, trigger_value=True), timeout_s=300)
             count(seen, c.alerts)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core_model.trace.pace import between
+
 from . import classroom, lesson, loaders, sidebar, state
 from .errors import message
 from .i18n import t
@@ -105,6 +107,7 @@ def chart(fig, name: str, csv=None, select=False):
     `csv` until it ends, so they are module functions or partials of them, never made in a page script
     (that would keep the run's whole page: tests/app/test_session_memory.py).
     """
+    between()  # a page's charts are where a heavy visitor's run lets a class's go first (viz_app/fair.py)
     event = st.plotly_chart(
         classroom.chart_figure(fig), key=chart_key(name),
         on_select=select if callable(select) else "rerun" if select else "ignore",

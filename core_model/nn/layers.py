@@ -9,6 +9,7 @@ from torch import nn
 from .attention import MultiHeadAttention
 from ..config import ModelConfig
 from ..trace.hook_points import record, remember
+from ..trace.pace import between
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .positional import LearnedPositions, RelativePositionBias, RopeScaling, SinusoidalPositions, as_given
 
@@ -241,6 +242,7 @@ class Stack(nn.Module):
         bias = self.position_bias(start, x.shape[1])
         remember(self, mask=mask, local_mask=local_mask, memory=memory, memory_mask=memory_mask, start=start, bias=bias)
         for i, layer in enumerate(self.layers):
+            between()  # where a long run may let others go first (trace/pace.py)
             here = local_mask if i in self.local else mask
             x = layer(x, here, memory, memory_mask, start, None if caches is None else caches[i], bias)
         if self.final_norm is not None:

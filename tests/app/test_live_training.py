@@ -164,7 +164,7 @@ def test_sessions_of_an_unknown_address_each_get_a_place_until_the_line_is_full(
 
 def test_a_refused_address_is_told_why_in_its_language(line, monkeypatch):
     live_training.start("another tab", "203.0.113.7")
-    monkeypatch.setattr("viz_app.place.live_training._client", lambda: "203.0.113.7")
+    monkeypatch.setattr("viz_app.fair.address", lambda: "203.0.113.7")
     at = opened()
     press(at, "live.start")
     assert [w.value for w in at.warning] == [text("live.address", "en")]

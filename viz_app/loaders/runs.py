@@ -22,7 +22,7 @@ from core_model.nn import position_signal
 from core_model.trace import Trace, run_with_trace
 from core_model.trace.on_demand import OnDemand
 
-from .. import serving
+from .. import own_model, serving
 from ..batch import Batch, SentenceError, batch_masks, invariance, pad_rows
 from ..figures.attention import GRID_SIDE
 from ..shared_cache import shared_cache
@@ -54,14 +54,14 @@ class Run:
 
 
 
-def tracing(loaded, src_ids, tgt_ids) -> OnDemand | None:
-    """How `run` traces: on demand past ON_DEMAND_BYTES (with the explorer's statistics taken as it goes), else
-    everything (None)."""
+def tracing(loaded, src_ids, tgt_ids, own: bool = False) -> OnDemand | None:
+    """How `run` traces: on demand past ON_DEMAND_BYTES (with the explorer's statistics taken as it goes: in the
+    run's own thread for a model a visitor brought, `own`, on every core for any other), else everything (None)."""
     if cost.weight_bytes(loaded.config, len(src_ids), len(tgt_ids)) <= ON_DEMAND_BYTES:
         return None
     marks = {side: explorer.marks_of(loaded.tokenizers[side], ids) for side, ids in (("src", src_ids), ("tgt", tgt_ids))
              if ids}
-    return OnDemand(side=GRID_SIDE, digest=explorer.digest(marks))
+    return OnDemand(side=GRID_SIDE, digest=explorer.digest(marks, 1) if own else explorer.digest(marks))
 
 
 @per_visitor("src_text", "tgt_text")
@@ -71,7 +71,8 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     """Trace `name` on the text; without a target, the decoder reads the model's own output.
 
     `limit` > 0 reads at most that many tokens of the text (the masks page's batch), else all it can. A text that
-    fills a large model (more than ON_DEMAND_BYTES of attention weights) is run on every core. `half` keeps the
+    fills a large model (more than ON_DEMAND_BYTES of attention weights) is run on every core, unless a visitor brought
+    it (its run takes one core and gives way to others': viz_app/fair.py). `half` keeps the
     attention weights in float16 (the sidebar's switch; the pages say so).
     """
     loaded = models.load_model(name)
@@ -81,7 +82,8 @@ def run(name: str, src_text: str, tgt_text: str = "", scale: bool = True, pad_ma
     limit = min(limit, cost.visitor_tokens(name, cfg, decodings.MAX_DECODE_STEPS) or limit)
     prepared = prepare(loaded.tokenizers["src" if cfg.has_encoder else "tgt"], src_text, limit, models.known_words(name))
     n = len(prepared.ids)
-    with serving.large_run() if cost.weight_bytes(cfg, n, n) > ON_DEMAND_BYTES else contextlib.nullcontext():
+    large = cost.weight_bytes(cfg, n, n) > ON_DEMAND_BYTES and not own_model.is_own(name)
+    with serving.large_run() if large else contextlib.nullcontext():
         return _run(loaded, name, prepared, src_text, tgt_text, scale, pad_mask, limit, half)
 
 
@@ -108,7 +110,8 @@ def _run(loaded, name: str, prepared, src_text: str, tgt_text: str, scale: bool,
             target, notices = forced.ids, notices + list(forced.notices)
         tgt_ids = (*cfg.decoder_start, *target)  # bos (and an mBART-50's target language) first
     _, trace = run_with_trace(loaded.model, list(src_ids) or None, list(tgt_ids) or None, scale=scale,
-                              pad_mask=pad_mask, on_demand=tracing(loaded, src_ids, tgt_ids), half=half)
+                              pad_mask=pad_mask, on_demand=tracing(loaded, src_ids, tgt_ids, own_model.is_own(name)),
+                              half=half)
     return Run(name, trace, src_ids, tgt_ids,
                token_labels(loaded.tokenizers["src"], src_ids) if src_ids else (),
                token_labels(loaded.tokenizers["tgt"], tgt_ids) if tgt_ids else (),

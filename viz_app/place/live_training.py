@@ -9,7 +9,7 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from .. import live_training, page
+from .. import fair, live_training, page
 from ..export import to_csv
 from ..figures.heatmap import matrix
 from ..figures.training import lines
@@ -46,13 +46,6 @@ def _token() -> str:
     return st.session_state.setdefault(TOKEN, uuid.uuid4().hex)
 
 
-def _client() -> str | None:
-    """The visitor's address: the connection's, or, for a connection from this machine, the X-Real-IP that
-    deploy/nginx.conf sets on every request it forwards (a visitor cannot set it: nginx replaces it). None for a
-    visitor on this machine itself, who is the operator: their tabs each get a place."""
-    return st.context.ip_address or st.context.headers.get("X-Real-Ip")
-
-
 def _section(polling: bool) -> None:
     """The buttons, then the job's state. Every rerun is the session's heartbeat: a job nobody polls is stopped."""
     job = st.session_state.get(JOB)
@@ -60,7 +53,7 @@ def _section(polling: bool) -> None:
     left, right = st.columns(2)
     if left.button(t("live.start"), key="live.start", disabled=active, type="primary"):
         try:
-            job = live_training.start(_token(), _client())
+            job = live_training.start(_token(), fair.address())
         except live_training.Refused as refused:
             st.warning(t(f"live.{refused.reason}", n=live_training.MAX_WAITING))
             return

@@ -250,18 +250,19 @@ def stats(run, g: Grid, marks: dict) -> Stats:
                  "previous" if "previous" in values else "entropy")
 
 
-def digest(marks: dict):
+def digest(marks: dict, cores: int = _CORES):
     """An on-demand trace's digest (core_model/trace/on_demand.py): the statistics `stats` gives of every head,
     taken from each block's full weights [b, h, q, k] while they exist; `marks` {side: Marks} as for `stats`.
-    The heads are shared out among a thread per core (numpy lets go of the GIL over whole arrays): at real size
-    the statistics took as long as the forward pass itself in one thread (SmolLM2-135M, 1,500 tokens: 8 s)."""
+    The heads are shared out among a thread per core, `cores` of them (numpy lets go of the GIL over whole arrays):
+    at real size the statistics took as long as the forward pass itself in one thread (SmolLM2-135M, 1,500 tokens:
+    8 s). With one, they are taken in the calling thread."""
     def of(name: str, weights: np.ndarray) -> dict[str, np.ndarray]:
         parts = name.split(".")  # <stack>.layers.<i>.<kind>.pattern
         key = marks[blocks.SIDES[f"{parts[0]}.{parts[3]}"][1]]
-        cuts = np.linspace(0, weights.shape[1], min(_CORES, weights.shape[1]) + 1).astype(int)  # views, not copies
-        found = list(_POOL.map(lambda a, b: head_stats.table(weights[:1, a:b], key.special,
-                                                              cross=parts[3] == "cross_attn", frame=key.frame),
-                               cuts[:-1], cuts[1:]))
+        cuts = np.linspace(0, weights.shape[1], min(cores, weights.shape[1]) + 1).astype(int)  # views, not copies
+        table = lambda a, b: head_stats.table(weights[:1, a:b], key.special,  # noqa: E731
+                                              cross=parts[3] == "cross_attn", frame=key.frame)
+        found = list((_POOL.map if cores > 1 else map)(table, cuts[:-1], cuts[1:]))
         return {s: np.concatenate([f[s][0] for f in found]) for s in found[0]}  # [heads] each
     return of
 
