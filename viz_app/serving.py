@@ -136,17 +136,18 @@ def share_fairly() -> None:
         config.set_option("runner.postScriptGC", False, "viz_app.serving")
 
 
-_collected = [0.0]  # time.monotonic() of the last full collection
+_last_collection = 0.0  # time.monotonic() of the last full collection
 
 
 def collected_now_and_then(run_script, every_s: float = FULL_COLLECTION_S, clock=time.monotonic, collect=gc.collect):
     """ScriptRunner._run_script, a full garbage collection after a run when the last was `every_s` or more ago."""
     def run(runner, rerun_data):
+        global _last_collection
         try:
             return run_script(runner, rerun_data)
         finally:
-            if clock() - _collected[0] >= every_s:
-                _collected[0] = clock()
+            if clock() - _last_collection >= every_s:
+                _last_collection = clock()
                 collect(2)
     return run
 

@@ -79,7 +79,7 @@ def test_a_full_collection_follows_a_run_at_most_every_so_often(monkeypatch):
     from viz_app import serving
 
     clock, collections = [1000.0], []
-    monkeypatch.setattr(serving, "_collected", [0.0])
+    monkeypatch.setattr(serving, "_last_collection", 0.0)
     run = serving.collected_now_and_then(lambda runner, data: data, every_s=5.0, clock=lambda: clock[0],
                                          collect=collections.append)
     for t in (1000.0, 1001.0, 1004.9, 1005.0, 1009.0, 1010.5):
