@@ -12,9 +12,9 @@ ScriptRunner._run_script, serving.close_to_visitors installs it) of a visitor wi
 - *gives way* while a run of a lighter address is under way, when its address's seconds are over HEAVY_S and over
   RATIO times the other's (the operator's runs count as lightest): before it starts, at most WAIT_S, and between
   two layers of its model or two charts of its page (core_model.trace.pace), at most PAUSE_S each time, so the
-  longest run still moves. A run on
-  a model a visitor brought gives way to every other address's run from its start: its size is its owner's choice
-  (a 96-layer upload), bounded in memory and tokens (loaders/cost.py) but not in the seconds a layer takes.
+  longest run still moves. A run on a model a visitor brought gives way to every other address's run from its
+  start: its size is its owner's choice (a 96-layer upload), bounded in memory and tokens (loaders/cost.py) but not
+  in the seconds a layer takes.
 
 With nobody else running nothing waits: a visitor alone on a server runs at full speed. (Running a heavy thread
 nicer is no answer: a nicer thread that holds the interpreter's lock, taken off its core by the system, holds up
@@ -22,7 +22,7 @@ every other thread.)
 
 The address is the connection's, or for a connection from this machine the X-Real-IP header deploy/nginx.conf sets
 (a visitor cannot set it: nginx replaces it). A visitor on this machine itself (no address) is the operator: never
-held back or charged.
+held back or charged. A class behind one NAT address is one address here: its runs take turns (deploy/README.md).
 """
 from __future__ import annotations
 
