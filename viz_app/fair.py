@@ -7,7 +7,8 @@ page again and again, or tracing a 96-layer model it brought took most of the in
 (BENCHMARKS.md, section 9). So every script run (a fragment's included: `fair_runs` wraps Streamlit's
 ScriptRunner._run_script, serving.close_to_visitors installs it) of a visitor with an address:
 
-- waits for its address's run before it to end: one run at a time per address, however many tabs it opens;
+- waits for its address's run before it to end: one run at a time per address, however many tabs it opens (a run
+  that waits on something else, its upload's check, steps aside meanwhile: `stepped_aside`);
 - is charged the CPU seconds of its thread, as it goes, decayed with a half-life of HALF_LIFE_S;
 - *gives way* while a run of a lighter address is under way, when its address's seconds are over HEAVY_S and over
   RATIO times the other's (the operator's runs count as lightest): before it starts, at most WAIT_S, and between
@@ -94,9 +95,11 @@ class Ledger:
             held = self._turns.setdefault(who, [threading.Lock(), 0])
             held[1] += 1
         held[0].acquire()
+        _this_run.turn = held[0]
         try:
             yield
         finally:
+            _this_run.turn = None
             held[0].release()
             with self._lock:
                 held[1] -= 1
@@ -115,6 +118,24 @@ class Ledger:
 
 
 LEDGER = Ledger()
+_this_run = threading.local()  # .turn: the address's turn the run in this thread holds
+
+
+@contextlib.contextmanager
+def stepped_aside():
+    """Within the block this thread's run waits on something else (its upload's check, in a child process, after the
+    uploads in line before it), computing nothing: its address's next run goes meanwhile, and it takes its turn back
+    after. Without it one visitor's upload waiting in line held their other tabs, or a class behind one NAT address,
+    for as long."""
+    turn = getattr(_this_run, "turn", None)
+    if turn is None:
+        yield
+        return
+    turn.release()
+    try:
+        yield
+    finally:
+        turn.acquire()
 
 
 def wait(until_free, most: float, sleep=None) -> float:
@@ -149,24 +170,14 @@ class Meter:
         return wait(self.gives_way, PAUSE_S, self.sleep)
 
 
-def brought_model() -> bool:
-    """The session's model is one a visitor brought."""
-    import streamlit as st
-
-    from .own_model import is_own
-    try:
-        return is_own(str(st.session_state.get("model", "")))
-    except Exception:  # noqa: BLE001 - no session behind this thread
-        return False
-
-
-def fair_runs(run_script):
-    """ScriptRunner._run_script, each run of a visitor with an address in its turn (the module's doc)."""
+def fair_runs(run_script, brought=lambda: False):
+    """ScriptRunner._run_script, each run of a visitor with an address in its turn (the module's doc); `brought()`
+    says whether the session's model is one a visitor brought (own_model.session_model_is_own)."""
     def run(runner, rerun_data):
         who = address()
         if who is None:
             return counted(run_script, runner, rerun_data)
-        meter = Meter(who, LEDGER, brought_model())
+        meter = Meter(who, LEDGER, brought())
         with LEDGER.turn(who):
             wait(meter.gives_way, WAIT_S)
             try:

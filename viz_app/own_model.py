@@ -29,6 +29,7 @@ from core_model import checkpoints
 from core_model.checkpoints import probe
 from core_model.messages import CodedError
 
+from . import fair
 from .errors import message
 from .i18n import t
 from .text import literal
@@ -55,6 +56,14 @@ OWN_DIR = Path(tempfile.gettempdir()) / "attention-viz-own-models"
 def is_own(name: str) -> bool:
     """A model someone brought (named by content_name), not a shipped one."""
     return name.startswith(OWN_PREFIX)
+
+
+def session_model_is_own() -> bool:
+    """The session's model is one someone brought (False outside a session)."""
+    try:
+        return is_own(str(st.session_state.get("model", "")))
+    except Exception:  # noqa: BLE001 - no session behind this thread
+        return False
 
 
 def folder_of(name: str) -> Path:
@@ -136,7 +145,8 @@ def bring_in(fill, source: str, load, private: tuple[Path, ...] = (), waiting=No
     target = made = None
     try:
         fill(staging)
-        probe.check(staging, waiting)
+        with fair.stepped_aside():  # the check is a child's, and may wait in line: this address's other runs go
+            probe.check(staging, waiting)
         name = content_name(staging)
         target = folder_of(name)
         try:

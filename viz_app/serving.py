@@ -54,7 +54,7 @@ from threadpoolctl import threadpool_limits
 
 import viz_app
 
-from . import fair
+from . import fair, own_model
 
 DROPPED_LINK = "link.dropped"  # what a link Streamlit ignored becomes (close_to_visitors)
 FULL_COLLECTION_S = 5.0  # a full garbage collection after a run at most this often (the module's doc)
@@ -132,7 +132,8 @@ def share_fairly() -> None:
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
 
     if not getattr(ScriptRunner._run_script, "fair", False):
-        ScriptRunner._run_script = fair.fair_runs(collected_now_and_then(ScriptRunner._run_script))
+        ScriptRunner._run_script = fair.fair_runs(collected_now_and_then(ScriptRunner._run_script),
+                                                  own_model.session_model_is_own)
         config.set_option("runner.postScriptGC", False, "viz_app.serving")
 
 

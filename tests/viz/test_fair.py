@@ -100,7 +100,6 @@ def run_through(monkeypatch, who, ledger, brought=False, work_s=0.2):
     under way seen inside, the pauses asked for)."""
     monkeypatch.setattr(fair, "LEDGER", ledger)
     monkeypatch.setattr(fair, "address", lambda: who)
-    monkeypatch.setattr(fair, "brought_model", lambda: brought)
     points = []
 
     def script(runner, rerun_data):
@@ -112,7 +111,7 @@ def run_through(monkeypatch, who, ledger, brought=False, work_s=0.2):
                 pass
         return dict(ledger._running)
 
-    return fair.fair_runs(script)(None, None), points
+    return fair.fair_runs(script, lambda: brought)(None, None), points
 
 
 def test_a_run_is_counted_under_way_and_charged_its_threads_cpu_seconds(monkeypatch):
@@ -141,3 +140,63 @@ def test_a_heavy_run_pauses_between_layers_while_a_lighter_one_is_under_way(monk
     ledger.end(STUDENT)
     run_through(monkeypatch, HOG, ledger, work_s=0.01)
     assert naps == []  # alone, it never waits
+
+
+def test_a_run_that_steps_aside_lets_its_addresss_next_run_go_then_takes_its_turn_back():
+    ledger, order = fair.Ledger(), []
+    aside, checked = threading.Event(), threading.Event()
+
+    def uploading():
+        with ledger.turn(HOG):
+            with fair.stepped_aside():  # its upload waits in line to be checked
+                aside.set()
+                checked.wait(5)
+            order.append("upload checked")
+            time.sleep(0.1)
+            order.append("upload done")
+
+    def another_tab():
+        with ledger.turn(HOG):
+            order.append("other tab")
+
+    upload = threading.Thread(target=uploading)
+    upload.start()
+    aside.wait(5)
+    tab = threading.Thread(target=another_tab)
+    tab.start()
+    tab.join(5)
+    assert order == ["other tab"]  # it did not wait for the upload's check
+    checked.set()
+    upload.join(5)
+    assert order == ["other tab", "upload checked", "upload done"]
+    with fair.stepped_aside():  # no run holds a turn in this thread: nothing to give
+        pass
+
+
+def test_while_a_run_holds_its_turn_again_after_stepping_aside_its_address_waits():
+    ledger, order = fair.Ledger(), []
+    back, go = threading.Event(), threading.Event()
+
+    def uploading():
+        with ledger.turn(HOG):
+            with fair.stepped_aside():
+                pass
+            back.set()
+            go.wait(5)
+            order.append("upload done")
+
+    upload = threading.Thread(target=uploading)
+    upload.start()
+    back.wait(5)
+    def another_tab():
+        with ledger.turn(HOG):
+            order.append("other tab")
+
+    tab = threading.Thread(target=another_tab)
+    tab.start()
+    tab.join(0.2)
+    assert order == []  # the turn is the upload's again
+    go.set()
+    upload.join(5)
+    tab.join(5)
+    assert order == ["upload done", "other tab"]
