@@ -142,61 +142,41 @@ def test_a_heavy_run_pauses_between_layers_while_a_lighter_one_is_under_way(monk
     assert naps == []  # alone, it never waits
 
 
-def test_a_run_that_steps_aside_lets_its_addresss_next_run_go_then_takes_its_turn_back():
+def another_tab(ledger, order):
+    """A run of HOG's other tab: it notes itself once it has the address's turn."""
+    with ledger.turn(HOG):
+        order.append("other tab")
+
+
+def test_a_run_that_steps_aside_lets_its_addresss_next_run_go_then_holds_its_turn_again():
     ledger, order = fair.Ledger(), []
-    aside, checked = threading.Event(), threading.Event()
+    aside, checked, back, go = (threading.Event() for _ in range(4))
 
     def uploading():
         with ledger.turn(HOG):
             with fair.stepped_aside():  # its upload waits in line to be checked
                 aside.set()
                 checked.wait(5)
-            order.append("upload checked")
-            time.sleep(0.1)
-            order.append("upload done")
-
-    def another_tab():
-        with ledger.turn(HOG):
-            order.append("other tab")
-
-    upload = threading.Thread(target=uploading)
-    upload.start()
-    aside.wait(5)
-    tab = threading.Thread(target=another_tab)
-    tab.start()
-    tab.join(5)
-    assert order == ["other tab"]  # it did not wait for the upload's check
-    checked.set()
-    upload.join(5)
-    assert order == ["other tab", "upload checked", "upload done"]
-    with fair.stepped_aside():  # no run holds a turn in this thread: nothing to give
-        pass
-
-
-def test_while_a_run_holds_its_turn_again_after_stepping_aside_its_address_waits():
-    ledger, order = fair.Ledger(), []
-    back, go = threading.Event(), threading.Event()
-
-    def uploading():
-        with ledger.turn(HOG):
-            with fair.stepped_aside():
-                pass
             back.set()
             go.wait(5)
             order.append("upload done")
 
     upload = threading.Thread(target=uploading)
     upload.start()
+    aside.wait(5)
+    first_tab = threading.Thread(target=another_tab, args=(ledger, order))
+    first_tab.start()
+    first_tab.join(5)
+    assert order == ["other tab"]  # it did not wait for the upload's check
+    checked.set()
     back.wait(5)
-    def another_tab():
-        with ledger.turn(HOG):
-            order.append("other tab")
-
-    tab = threading.Thread(target=another_tab)
-    tab.start()
-    tab.join(0.2)
-    assert order == []  # the turn is the upload's again
+    second_tab = threading.Thread(target=another_tab, args=(ledger, order))
+    second_tab.start()
+    second_tab.join(0.2)
+    assert order == ["other tab"]  # the turn is the upload's again
     go.set()
     upload.join(5)
-    tab.join(5)
-    assert order == ["upload done", "other tab"]
+    second_tab.join(5)
+    assert order == ["other tab", "upload done", "other tab"]
+    with fair.stepped_aside():  # no run holds a turn in this thread: nothing to give
+        pass
