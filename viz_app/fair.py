@@ -125,8 +125,8 @@ _this_run = threading.local()  # .turn: the address's turn the run in this threa
 def stepped_aside():
     """Within the block this thread's run waits on something else (its upload's check, in a child process, after the
     uploads in line before it), computing nothing: its address's next run goes meanwhile, and it takes its turn back
-    after. Without it one visitor's upload waiting in line held their other tabs, or a class behind one NAT address,
-    for as long."""
+    after. Without it, one visitor's upload waiting in line would hold up their other tabs, or a class behind one NAT
+    address, for as long."""
     turn = getattr(_this_run, "turn", None)
     if turn is None:
         yield
