@@ -33,6 +33,8 @@ import threading
 import time
 from collections import Counter
 
+import streamlit as st
+
 from core_model.trace.pace import paced
 
 HALF_LIFE_S = 10.0  # an address's CPU seconds count half as much this long after they were spent
@@ -45,7 +47,6 @@ POLL_S = 0.01
 
 def address() -> str | None:
     """The visitor's address (see the module's doc), or None: on this machine, or outside a server."""
-    import streamlit as st
     try:
         return st.context.ip_address or st.context.headers.get("X-Real-Ip")
     except Exception:  # noqa: BLE001 - no session behind this thread (a bare script, a test's thread)
@@ -150,8 +151,8 @@ def wait(until_free, most: float, sleep=None) -> float:
 class Meter:
     """One run of `who`: its thread's CPU seconds charged as it goes, and its pauses."""
 
-    def __init__(self, who: str, ledger: Ledger, brought: bool = False, sleep=None):
-        self.who, self.ledger, self.brought, self.sleep = who, ledger, brought, sleep
+    def __init__(self, who: str, ledger: Ledger, brought: bool = False):
+        self.who, self.ledger, self.brought = who, ledger, brought
         self.last = time.thread_time()
 
     def gives_way(self) -> bool:
@@ -167,7 +168,7 @@ class Meter:
     def pause(self) -> float:
         """Between two layers: charge what the run spent so far, then wait while it gives way."""
         self.charge()
-        return wait(self.gives_way, PAUSE_S, self.sleep)
+        return wait(self.gives_way, PAUSE_S)
 
 
 def fair_runs(run_script, brought=lambda: False):
