@@ -12,7 +12,7 @@ import pytest
 
 from core_model.training.data import (PHENOMENA, VOCABULARY, Clause, NounPhrase, Pair, PrepPhrase,
                              english_sentences, make_corpus, make_reverse_corpus, translate)
-from core_model.training.data.en_fr import ADJECTIVES, HELD_OUT, NOUNS, VERBS
+from core_model.training.data.en_fr import ADJECTIVES, HELD_OUT, NOUNS, OTHER_FRENCH, OTHER_SHARE, VERBS, translations
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = dict(n_train=500, n_valid=50, n_test=50)
@@ -231,6 +231,49 @@ def test_english_sentences_are_distinct_grammar_sentences():
     sentences = english_sentences(0, 500)
     assert len(sentences) == len(set(sentences)) == 500
     assert all(3 <= len(s.split()) <= 20 and s == s.lower() for s in sentences)
+
+
+# --- a noun's second French word ----------------------------------------------------------------------
+
+OTHER_SPOTS = [  # (item, with the first French word, with the second)
+    (Clause(NounPhrase("girl", adjectives=("small",)), "see", NounPhrase("car", adjectives=("red",)), negated=True),
+     "la petite fille ne voit pas la voiture rouge", {"la petite fillette ne voit pas la voiture rouge",
+                                                     "la petite fille ne voit pas l'auto rouge",
+                                                     "la petite fillette ne voit pas l'auto rouge"}),
+    (NounPhrase("bike", "a", adjectives=("red",)), "un vélo rouge", {"une bicyclette rouge"}),  # its own gender
+]
+
+
+@pytest.mark.parametrize("item,first,others", OTHER_SPOTS, ids=[f for _, f, _ in OTHER_SPOTS])
+def test_a_second_french_word_brings_its_own_gender_elision_and_links(item, first, others):
+    import random
+
+    assert translate(item).tgt == first  # without `second`: always the first word
+    assert translations(item) == {first} | others
+    rng = random.Random(0)
+    drawn = collections.Counter(translate(item, lambda noun: rng.random() < OTHER_SHARE).tgt for _ in range(600))
+    assert set(drawn) == {first} | others
+    nouns = sum(noun in item.__repr__() for noun in OTHER_FRENCH)  # each noun takes its second word so often
+    assert abs(1 - drawn[first] / 600 - (1 - (1 - OTHER_SHARE) ** nouns)) < 0.06
+    for picks in ((False, False), (True, False), (False, True), (True, True)):  # each noun's link: its French word
+        chosen = iter(picks)
+        pair = translate(item, lambda noun: next(chosen))
+        french = pair.tgt.split()
+        for i, word in enumerate(pair.src.split()):
+            if word in OTHER_FRENCH:
+                linked = {french[t].split("'")[-1] for s, t in pair.alignment if s == i}  # "l'auto": auto
+                assert linked & {NOUNS[word].fr_sg, OTHER_FRENCH[word].fr_sg}, (pair.tgt, word, linked)
+
+
+def test_training_pairs_use_the_second_words_and_held_out_pairs_name_them_as_also_right(corpus):
+    second = {w for noun in OTHER_FRENCH.values() for w in (noun.fr_sg, noun.fr_pl)}
+    uses = lambda tgt: any(w.split("'")[-1] in second for w in tgt.split())  # noqa: E731 - "l'auto" too
+    held = corpus["valid"] + corpus["test"]
+    assert not any(uses(p.tgt) for p in held)  # their references: translate(item), the first words
+    assert all(uses(other) for p in held for other in p.also) and sum(bool(p.also) for p in held) > 10
+    assert sum(uses(p.tgt) for p in corpus["train"]) > 100 and not any(p.also for p in corpus["train"])
+    english = make_corpus(seed=0, n_train=8000, n_valid=300, n_test=300)  # the draws leave the English alone
+    assert [p.src for p in corpus["train"]] == [p.src for p in english["train"]]
 
 
 # --- reversal ------------------------------------------------------------------------------------

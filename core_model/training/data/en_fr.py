@@ -21,20 +21,24 @@ Conventions of the corpus:
 - English "you" is ``tu`` and "you all" is ``vous``; "your" is ``votre``/``vos`` when the
   subject is "you all", else ``ton``/``ta``/``tes``; "they" is ``ils`` (French's default for a
   group of unknown gender; "the girls" still agree as ``elles`` would). Plurals English cannot
-  tell apart ("the sheep") are not sampled, so an English sentence has one French translation.
+  tell apart ("the sheep") are not sampled, so an English sentence has one reference translation.
+- A few nouns have a second French word, as right as the first (OTHER_FRENCH: girl → fille or
+  fillette, car → voiture or auto): training pairs use it two times in five, so the translator
+  hesitates between the two as a translator of real text does; every held-out pair uses the first.
 - Participles agree with a preceding object pronoun: "her" is feminine, "them", "us" and
   "you all" are masculine plural (French's default), "me" and "you" masculine singular.
 
 Public: `make_corpus`, `english_sentences`, `translate` (with `Clause`, `NounPhrase`,
-`PrepPhrase`), `VOCABULARY`, `PHENOMENA`, `HELD_OUT`.
+`PrepPhrase`), `translations`, `VOCABULARY`, `PHENOMENA`, `HELD_OUT`, `OTHER_FRENCH`.
 """
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 import re
-from dataclasses import dataclass
-from typing import NamedTuple, Union
+from dataclasses import dataclass, replace
+from typing import Callable, NamedTuple, Union
 
 from .pair import Pair
 
@@ -501,6 +505,18 @@ NOUNS = _parse_nouns()
 ADJECTIVES = _parse_adjectives()
 VERBS = _parse_verbs()
 
+# A second French word for a few nouns, as right as the first: real translations differ so, and a translator
+# trained on both hesitates between them, which sampling shows. Training pairs use the second two times in five
+# (make_corpus); `translate` without `other`, and so every held-out pair, uses the first.
+_OTHER_TABLE = """
+girl | fillette | fillettes | f
+car | auto | autos | f
+bike | bicyclette | bicyclettes | f
+"""
+OTHER_FRENCH = {en: NOUNS[en]._replace(fr_sg=sg, fr_pl=pl, fem=gender == "f")
+                for en, sg, pl, gender in _rows(_OTHER_TABLE)}
+OTHER_SHARE = 0.4  # under a half: the first word stays the likelier, what greedy decoding writes
+
 
 def _vocabulary() -> dict[str, tuple[tuple[str, str], ...]]:
     nouns = tuple((n.en_sg, n.fr_sg) for n in NOUNS.values())
@@ -662,7 +678,8 @@ def _vowel_initial(word: str) -> bool:
 class _Build:
     """The English words written so far, and what the sentence shows."""
 
-    def __init__(self):
+    def __init__(self, second: Callable[[str], bool] | None = None):
+        self.second = second  # whether a noun with a second French word (OTHER_FRENCH) takes it; None: never
         self.en: list[str] = []
         self.phenomena: set[str] = set()
         self.combos: set[str] = set()
@@ -722,8 +739,13 @@ def _det_fr(det: str, fem: bool, plural: bool, next_word: str, partitive: bool,
     return (femi if fem and not _vowel_initial(next_word) else masc), ""  # "mon école"
 
 
+def _french_noun(b: _Build, noun: str) -> Noun:
+    """The noun's French word: its second one (OTHER_FRENCH) where the build's `second` says so."""
+    return OTHER_FRENCH[noun] if b.second is not None and noun in OTHER_FRENCH and b.second(noun) else NOUNS[noun]
+
+
 def _np_fr(b: _Build, np: NounPhrase, src: _NPSrc, partitive: bool = False, vous: bool = False):
-    noun = NOUNS[np.noun]
+    noun = _french_noun(b, np.noun)
     pre = [a for a in np.adjectives if ADJECTIVES[a].position == "pre"]
     post = [a for a in np.adjectives if ADJECTIVES[a].position != "pre"]
     head = (noun.fr_pl if np.plural else noun.fr_sg).split()
@@ -862,9 +884,11 @@ def _finish(b: _Build, toks) -> list[tuple[str, frozenset[int]]]:
     return out
 
 
-def translate(item: Clause | NounPhrase | PrepPhrase) -> Pair:
-    """The English sentence or phrase, its French translation and their gold alignment."""
-    b = _Build()
+def translate(item: Clause | NounPhrase | PrepPhrase, second: Callable[[str], bool] | None = None) -> Pair:
+    """The English sentence or phrase, its French translation and their gold alignment. A noun that has a second
+    French word (OTHER_FRENCH) takes it where `second(noun)` is true (asked once per noun phrase, in French order);
+    without `second`, every noun takes its first."""
+    b = _Build(second)
     if isinstance(item, Clause):
         toks = _clause_fr(b, item, _clause_en(b, item))
     elif isinstance(item, PrepPhrase):
@@ -879,6 +903,17 @@ def translate(item: Clause | NounPhrase | PrepPhrase) -> Pair:
     alignment = tuple(sorted((s, t) for t, (_, src) in enumerate(words) for s in src))
     return Pair(" ".join(b.en), " ".join(w for w, _ in words), alignment,
                 frozenset(b.phenomena), frozenset(b.combos))
+
+
+def translations(item: Clause | NounPhrase | PrepPhrase) -> frozenset[str]:
+    """Every right French translation of `item`: each noun that has a second French word written with either."""
+    asked: list[str] = []
+    translate(item, lambda noun: asked.append(noun) or False)
+    out = set()
+    for picks in itertools.product((False, True), repeat=len(asked)):
+        chosen = iter(picks)
+        out.add(translate(item, lambda noun: next(chosen)).tgt)
+    return frozenset(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -977,11 +1012,13 @@ def _sample_clause(rng: random.Random) -> Clause:
     return Clause(subject, verb, obj, past, negated, pp, adverb)
 
 
-def _sample_pair(rng: random.Random) -> Pair:
+def _sample_pair(rng: random.Random) -> tuple[Clause, Pair]:
+    """A clause of 3 to 20 English words and its translation with every noun's first French word."""
     while True:
-        pair = translate(_sample_clause(rng))
+        clause = _sample_clause(rng)
+        pair = translate(clause)
         if _MIN_WORDS <= pair.src.count(" ") + 1 <= _MAX_WORDS:
-            return pair
+            return clause, pair
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1010,7 +1047,8 @@ def make_corpus(seed: int = 0, n_train: int = 40000, n_valid: int = 500,
                 n_test: int = 500) -> dict[str, list[Pair]]:
     """Train, valid and test pairs, all distinct; valid and test each contain a held-out combination
     (see HELD_OUT) that no training pair contains."""
-    rng = random.Random(seed)
+    rng, other = random.Random(seed), random.Random(f"{seed}:other French words")  # English stays seed's alone
+    second = lambda noun: other.random() < OTHER_SHARE  # noqa: E731 - a training pair's draw of each second word
     seen: set[str] = set()
     train: list[Pair] = []
     held: list[Pair] = []
@@ -1018,11 +1056,12 @@ def make_corpus(seed: int = 0, n_train: int = 40000, n_valid: int = 500,
     for _ in range(50 * (n_train + n_held) + 1000):  # a bound, in case the sizes cannot be met
         if len(train) >= n_train and len(held) >= n_held:
             break
-        pair = _sample_pair(rng)
+        clause, pair = _sample_pair(rng)
         bucket, size = (held, n_held) if pair.combos & HELD_OUT else (train, n_train)
         if len(bucket) < size and pair.src not in seen:
             seen.add(pair.src)
-            bucket.append(pair)
+            bucket.append(replace(pair, also=translations(clause) - {pair.tgt}) if bucket is held
+                          else translate(clause, second))
     else:
         raise RuntimeError(f"Could not draw {n_train} + {n_held} distinct sentences; ask for fewer.")
     leaked = [p.src for p in train if p.combos & HELD_OUT]
@@ -1053,7 +1092,7 @@ def english_sentences(seed: int, n: int) -> list[str]:
     for _ in range(50 * n + 1000):
         if len(out) >= n:
             return list(out)
-        pair = _sample_pair(rng)
+        _, pair = _sample_pair(rng)
         if not pair.combos & HELD_OUT:
             out[pair.src] = None
     raise RuntimeError(f"Could not draw {n} distinct sentences; ask for fewer.")
