@@ -18,11 +18,12 @@ SECOND_SENTENCES = {  # the explorer's comparison: each model's example sentence
     "reverse": "one two three cat five",
     "all-MiniLM-L6-v2": "the animal didn't cross the street because it was too wide",  # what "it" refers to flips
 }
-# The decoding page's sentence for sampling where a model's example leaves it sure of every token (the translator
-# was trained on one translation per sentence): here it hesitates, on "reads", a word it never read (on sentences of
-# words it knows, 8 of 8 tried gave one output over 30 seeds). Over 30 seeds with the page's defaults (T 1, top-k 10,
-# top-p 0.8), 5 outputs, no token drawn below p = 0.02 (tests/app/test_sampling_defaults.py).
-HESITANT = {"translate-en-fr": "the old man reads a book in the big house"}
+# The decoding page's offer where every step of a visitor's sentence leaves one token to draw (the model is sure of
+# it): a sentence where the model hesitates. The translator's example is one: "girl" and "car" each have two right
+# French words (fille or fillette, voiture or auto; en_fr.OTHER_FRENCH), which it read in training two times in
+# five, so sampling with the page's defaults (T 1, top-k 10, top-p 0.8) varies there and nowhere unlikely
+# (tests/app/test_sampling_defaults.py).
+HESITANT = {"translate-en-fr": EXAMPLES["translate-en-fr"]}
 # One click away on the overview's first screen: sentences that show what attention must do, each with what to look
 # for in the chart beside it (i18n "overview.try.<key>"). Every word is one the translator read in training.
 TRY = {"translate-en-fr": (("the old man does not see the black cat in the garden", "wrap"),

@@ -33,6 +33,7 @@ class Task:
     cooldown: float = 0.0  # the last fraction of the run's steps, over which the rate falls linearly towards 0
     n_train: int = 40000
     extra: dict = field(default_factory=dict)
+    tokenizer: str = "unigram"  # every side's sentencepiece model type (bpe: a word's first piece keeps its ▁)
     data: str = ""  # the task whose corpus, known limits and word list this one shares ("": its own)
 
     @property
@@ -45,20 +46,21 @@ TASKS = {
         "translate-en-fr",
         dict(architecture="encoder-decoder", d_model=128, n_heads=4, n_encoder_layers=3,
              n_decoder_layers=3, d_ff=256, dropout=0.0, max_len=64),
-        vocab={"src": 900, "tgt": 1300}, steps=3000, batch_size=128, warmup=400, n_train=150000, cooldown=0.3),
+        vocab={"src": 1200, "tgt": 1700}, tokenizer="bpe", steps=3000, batch_size=128, warmup=400, n_train=150000,
+        cooldown=0.3),
     "lm-en": Task(
         "lm-en",
         dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
              d_ff=256, dropout=0.1, max_len=512, max_positions=2048, norm_placement="pre", positional="alibi",
              tie_embeddings=True),  # ALiBi has no position table: it reads 4× its training length (card.md)
-        vocab={"tgt": 800}, steps=3000, warmup=400, cooldown=0.3),
+        vocab={"tgt": 1200}, tokenizer="bpe", steps=3000, warmup=400, cooldown=0.3),
     # lm-en's data and shape with the other choices a model can make: RMSNorm and rotary positions (RoPE)
     "lm-en-rope": Task(
         "lm-en-rope",
         dict(architecture="decoder", d_model=128, n_heads=4, n_encoder_layers=0, n_decoder_layers=3,
              d_ff=256, dropout=0.1, max_len=512, norm_placement="pre", norm="rmsnorm",
              positional="rope", tie_embeddings=True),
-        vocab={"tgt": 800}, steps=3000, warmup=400, cooldown=0.3, data="lm-en"),
+        vocab={"tgt": 1200}, tokenizer="bpe", steps=3000, warmup=400, cooldown=0.3, data="lm-en"),
     "reverse": Task(
         "reverse",
         dict(architecture="encoder-decoder", d_model=64, n_heads=2, n_encoder_layers=2,

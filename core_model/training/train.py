@@ -121,7 +121,7 @@ def validation_loss(model: Transformer, examples, batch_size: int) -> float:
 def build_tokenizers(task: Task, splits: dict, folder: Path) -> dict:
     texts = {"src": [s for s, _, _ in splits["train"]], "tgt": [t for _, t, _ in splits["train"]]}
     folder.mkdir(parents=True, exist_ok=True)
-    return {side: Tokenizer.train(texts[side], folder / f"{side}.model", size)
+    return {side: Tokenizer.train(texts[side], folder / f"{side}.model", size, model_type=task.tokenizer)
             for side, size in task.vocab.items()}
 
 

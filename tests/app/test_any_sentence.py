@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from core_model.training.data.en_fr import Clause, NounPhrase, PrepPhrase, translate
+from core_model.training.data.en_fr import Clause, NounPhrase, PrepPhrase, translate, translations
 from tests.app.conftest import APP, assert_clean
 from viz_app import loaders
 from viz_app.i18n import text
@@ -65,7 +65,7 @@ def test_the_notices_speak_chinese():
 
 # Five ordinary sentences, as a visitor types them, and the sentence of the training grammar each is: once written
 # as the training text is, and a typo replaced by the known word offered for it, the translator gives exactly the
-# translation the grammar gives that sentence.
+# translation the grammar gives that sentence (or one of them: en_fr.OTHER_FRENCH).
 SENTENCES = [
     ("The old man sees the red car.", {}, Clause(NounPhrase("man", adjectives=("old",)), "see",
                                                  NounPhrase("car", adjectives=("red",)))),
@@ -90,4 +90,4 @@ def test_an_ordinary_sentence_gets_the_translation_of_its_training_grammar(typed
     assert normalised(clean(sentence)[0])[0] == translate(meant).src  # the grammar's very sentence
     result = loaders.run("translate-en-fr", sentence, "", True, True)
     assert not [k for k, _ in result.notices if k == "input.unseen"]
-    assert result.output == translate(meant).tgt
+    assert result.output in translations(meant)  # "car": voiture or auto, both in its training pairs

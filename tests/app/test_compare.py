@@ -62,7 +62,7 @@ def test_heads_over_different_tokens_are_shown_without_a_difference():
 
 # ----- one head on two sentences, one sentence on two models: aligned by token ------------------------------------
 
-CAT, CATS = "the cat sat on the mat", "the cats sat on the mat"
+CAT, DOG = "the cat sat on the mat", "the dog sat on the mat"
 
 
 @functools.lru_cache(maxsize=None)
@@ -79,20 +79,20 @@ def encoder_pattern(sentence: str, layer: int, head: int):
 
 
 def test_one_head_on_a_minimal_pair_differs_over_the_shared_tokens_only():
-    at = compare_page(src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": CATS,
+    at = compare_page(src=CAT, **{"explorer.compare.mode": "sentences", "explorer.compare.text": DOG,
                                   "explorer.compare.a": "encoder.self_attn:1:2"})
     assert_clean(at)
     ids_a, a = encoder_pattern(CAT, 1, 2)
-    ids_b, b = encoder_pattern(CATS, 1, 2)
+    ids_b, b = encoder_pattern(DOG, 1, 2)
     kept = [i for i, (x, y) in enumerate(zip(ids_a, ids_b)) if x == y]
-    assert len(ids_a) == len(ids_b) and kept == [0, *range(2, len(ids_a))]  # "cat" and "cats" are one token each
+    assert len(ids_a) == len(ids_b) and kept == [0, *range(2, len(ids_a))]  # "cat" and "dog" are one token each
     np.testing.assert_array_equal(named_z(at, "explorer.compare.a"), a)
     np.testing.assert_array_equal(named_z(at, "explorer.compare.b"), b)
     diff = named_z(at, "explorer.compare.diff")
     np.testing.assert_array_equal(diff, a[kept][:, kept] - b[kept][:, kept])  # float32 − float32, rounded once
     labels = token_labels(shipped(DEFAULT_MODEL).tokenizers["src"], ids_a)
     assert list(named_chart(at, "explorer.compare.diff")["data"][0]["y"]) == [labels[i] for i in kept]
-    assert any("1 of the first (`1·cat`) and 1 of the second (`1·cats`)" in c.value for c in at.caption)
+    assert any("1 of the first (`1·cat`) and 1 of the second (`1·dog`)" in c.value for c in at.caption)
     assert np.isclose(abs(at.dataframe[-1].value.iloc[0, 4]), np.abs(diff).max(), atol=1e-6)  # the table: shared cells
 
 
@@ -120,7 +120,7 @@ def test_one_sentence_on_two_models_with_one_tokenizer_differs_at_every_cell():
 
 
 def test_a_link_reopens_the_mode_the_second_sentence_and_the_second_model():
-    links = {"sentences": {"explorer.compare.text": CATS}, "models": {"explorer.compare.model": "reverse"}}
+    links = {"sentences": {"explorer.compare.text": DOG}, "models": {"explorer.compare.model": "reverse"}}
     for mode, link in links.items():
         at = open_link("explorer", **{"src": CAT, "explorer.compare.mode": mode, **link})
         assert_clean(at)

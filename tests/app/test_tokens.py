@@ -172,5 +172,4 @@ def test_a_special_tokens_word_index_is_a_dash_not_none(lang):
     at = open_page("tokens", model="lm-en", src="the old man", lang=lang)  # the decoder reads <s> first
     assert_clean(at)
     words = list(at.dataframe[0].value[text("tokens.col.word", lang)])
-    # <s>, "the", a lone "▁" (lm-en's tokenizer writes " old" as a space and "old"; the space is in no word), "old", "man"
-    assert words == ["—", "0", "—", "1", "2"]
+    assert words == ["—", "0", "1", "2"]  # <s>, then "▁the", "▁old", "▁man": each word's space in its first piece

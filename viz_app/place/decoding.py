@@ -21,11 +21,11 @@ from ..views import decoding as view, predict as asking
 from . import predict
 
 # Sampling defaults: the models were trained with label smoothing (ε = 0.1), which leaves ~10% of the probability
-# on the ~1,300 tokens of the vocabulary, so plain sampling at T = 1 picked a token with p < 0.001 in 23 of 30 seeds
-# on the default sentence. Over 100 seeds on each of five sentences (tests/app/test_sampling_defaults.py keeps 50),
-# with the translator retrained on 2026-11-23: top-k 10 with top-p 0.9 picked one with p = 0.0056; top-k 10 with
-# top-p 0.8 none below 0.01 (lowest p 0.0223), while the outputs of the longest sentence still differ from seed to
-# seed (6 distinct). top_k=0, top_p=1: off.
+# on the ~1,700 tokens of the vocabulary, so plain sampling at T = 1 picked a token with p < 0.001 in 24 of 30 seeds
+# on the default sentence. Over 100 seeds on each of five sentences of known words (tests/app/test_sampling_defaults.py
+# keeps 50), with the translator retrained on 2026-11-29: top-k 10 with top-p 0.9 picked one with p = 0.0078; top-k
+# 10 with top-p 0.8 none below 0.01 (lowest p 0.197), while the sentences with a noun that has two French words still
+# differ from seed to seed (4 and 5 distinct outputs). top_k=0, top_p=1: off.
 PARAMS = {  # name: (default, parse, low, high, step), the bounds of each method's widget
     "width": (4, state.parse_int, 1, 8, 1), "alpha": (0.6, float, 0.0, 2.0, 0.1),
     "temperature": (1.0, float, 0.1, 3.0, 0.1), "top_k": (10, state.parse_int, 0, 100, 1),
