@@ -879,6 +879,26 @@ def update_live(path) -> int:
     return 1 if step.failures or not live else 0
 
 
+def update_models(path: str) -> int:
+    """Tables 1 to 2c (the model benchmarks) and 7 (read from the translator's card), with their target rows, into an
+    existing BENCHMARKS.md: what a retrained shipped model changes; the other tables stay as they are."""
+    torch.set_num_threads(THREADS)
+    step = Steps()
+    lines, fwd, dec, minilm = model_benchmarks(step, False)
+    lines[1:1] = ["", f"(tables 1 to 2c re-run by `.venv/bin/python -m bench.run --only-models` on "
+                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; the tables from 3 on, but 7, were not)"]
+    text = put_section(open(path, encoding="utf-8").read(), "## 1. ", "## 3. ", lines)
+    text = put_section(text, "## 7. ", "## 8. ", section_training())
+    for row in forward_targets(fwd) + decoding_targets(dec) + minilm_targets(minilm):
+        text = put_target(text, row)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("\n".join(lines))
+    for failure in step.failures:
+        print(failure, file=sys.stderr)
+    return 1 if step.failures else 0
+
+
 def update_sweep(path: str) -> int:
     """Table 2e alone, into an existing BENCHMARKS.md (before table 2c); the other tables stay as they are."""
     torch.set_num_threads(THREADS)
@@ -904,6 +924,9 @@ def parse_args(argv):
     ap.add_argument("--only-real-size", action="store_true",
                     help="run only table 10, the models at their real sizes, and replace its section and target rows "
                          "in --out")
+    ap.add_argument("--only-models", action="store_true",
+                    help="run only the model benchmarks (tables 1 to 2c) and replace them, table 7 and their target "
+                         "rows in --out")
     ap.add_argument("--only-sweep", action="store_true",
                     help="run only table 2e, the knock-out sweep, and replace its section in --out")
     ap.add_argument("--load-sessions", type=int, default=None, metavar="N",
@@ -920,6 +943,8 @@ def main(argv=None) -> int:
         return update_live(args.out)
     if args.only_real_size:
         return update_real_size(args.out)
+    if args.only_models:
+        return update_models(args.out)
     if args.only_sweep:
         return update_sweep(args.out)
     q = args.quick

@@ -397,3 +397,21 @@ def test_only_live_puts_its_section_and_row_in_place_and_replaces_them_next_time
                     "|---|---|\n| x | 1 |\n| live | ≤ 60 s |\n\ntext after\n")
     twice = put_target(put_section(once, "## 5c. ", "## 6. ", ["## 5c. Live", "", "second"]), ["live", "≤ 61 s"])
     assert twice == once.replace("first", "second").replace("≤ 60 s", "≤ 61 s")
+
+
+def test_only_models_puts_tables_1_to_2c_table_7_and_their_rows_into_benchmarks_md_once(tmp_path, monkeypatch):
+    from bench.core import ROOT
+
+    out = tmp_path / "BENCHMARKS.md"
+    out.write_text((ROOT / "BENCHMARKS.md").read_text(encoding="utf-8"), encoding="utf-8")
+    fwd = [dict(tokens=32, traced_ms=2.5, plain_ms=2.0, ratio=1.25, equal=True, trace_values=40)]
+    lines = ["## 1. Traced forward pass", "", "a table", "", "## 2c. lm-en past 512 positions", "", "another"]
+    monkeypatch.setattr(run, "model_benchmarks", lambda step, q: (list(lines), fwd, None, []))
+    for _ in range(2):  # the second run replaces what the first put in
+        assert run.update_models(str(out)) == 0
+        text = out.read_text(encoding="utf-8")
+        assert text.count("## 1. ") == text.count("## 2c. ") == text.count("## 7. ") == 1
+        assert text.index("## 2c. ") < text.index("another") < text.index("## 3. ") < text.index("## 7. ")
+        assert "## 2. " not in text  # the tables between 1 and 3 are what the run wrote
+        assert text.count("| traced forward, 32 tokens | ≤ 10 ms | 2.50 ms | met |  |") == 1
+        assert text.count("| tracing overhead, 32 tokens | ≤ 1.3× | 1.25× | met |  |") == 1
