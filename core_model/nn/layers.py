@@ -8,7 +8,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention
 from ..config import ModelConfig
-from ..trace.hook_points import record, remember
+from ..trace.hook_points import record, record_as, remember
 from ..trace.pace import between
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .positional import LearnedPositions, RelativePositionBias, RopeScaling, SinusoidalPositions, as_given
@@ -164,18 +164,29 @@ class Layer(nn.Module):
         hundreds of small steps, where such calls add up)."""
         return self.dropout(x) if self.training else x
 
-    def sublayer(self, x, fn, norm, norm_name, resid_name):
+    def sublayer(self, x, entry: str, fn, added: str, norm, norm_name, resid_name):
+        """One block with its residual and norm: x + fn(norm(x)) (pre-norm) or norm(x + fn(x)); → (x, what the trace
+        calls it). `entry` names x as the trace keeps it and `added` the block's output, the residual's two terms."""
         if self.pre_norm:
             y = norm(x)
-            record(self, norm_name, y)
+            self.keep(norm_name, y, ("norm", (entry,), norm))
             x = x + self.drop(fn(y))
-            record(self, resid_name, x)
-            return x
+            self.keep(resid_name, x, ("sum", (entry, added)))
+            return x, resid_name
         x = x + self.drop(fn(x))
-        record(self, resid_name, x)
+        self.keep(resid_name, x, ("sum", (entry, added)))
         x = norm(x)
-        record(self, norm_name, x)
-        return x
+        self.keep(norm_name, x, ("norm", (resid_name,), norm))
+        return x, norm_name
+
+    def keep(self, leaf: str, value: torch.Tensor, recipe: tuple) -> None:
+        """Record a residual as the sum of its terms, a norm's output as the norm of its input: the trace computes
+        them again when read (the same bits), and keeps two [b, pos, d_model] arrays a block fewer. While training,
+        as themselves: dropout comes between a residual's terms, and the weights change after the call."""
+        if self.training:
+            record(self, leaf, value)
+        else:
+            record_as(self, leaf, value, recipe)
 
     def forward(self, x, mask=None, memory=None, memory_mask=None, start=0, cache=None, position_bias=None):
         """x [b, q, d_model] → [b, q, d_model]; `cache` is this layer's dict of per-block caches; `position_bias`
@@ -190,23 +201,24 @@ class Layer(nn.Module):
         record(self, "resid_pre", x)  # [b, q, d_model] what enters, so no reader re-derives it
         if self.block != "sequential":
             return self.parallel(x, self_block)
-        x = self.sublayer(x, self_block, self.norm1, "norm1", "resid_mid")
+        x, name = self.sublayer(x, "resid_pre", self_block, "self_attn.out", self.norm1, "norm1", "resid_mid")
         if self.cross_attn is not None:
-            x = self.sublayer(x, cross_block, self.norm2, "norm2", "resid_cross")
-            return self.sublayer(x, self.ffn, self.norm3, "norm3", "resid_post")
-        return self.sublayer(x, self.ffn, self.norm2, "norm2", "resid_post")
+            x, name = self.sublayer(x, name, cross_block, "cross_attn.out", self.norm2, "norm2", "resid_cross")
+            return self.sublayer(x, name, self.ffn, "ffn.out", self.norm3, "norm3", "resid_post")[0]
+        return self.sublayer(x, name, self.ffn, "ffn.out", self.norm2, "norm2", "resid_post")[0]
 
     def parallel(self, x, self_block):
         """Both blocks read the layer's input: x + attn(norm1(x)) + ffn(norm2(x)) (GPT-NeoX's parallel residual);
         with one shared norm, x + attn(norm1(x)) + ffn(norm1(x)) (Phi). resid_mid is x + attn, what the FFN adds to."""
         y = self.norm1(x)
-        record(self, "norm1", y)
+        self.keep("norm1", y, ("norm", ("resid_pre",), self.norm1))
         mid = x + self.drop(self_block(y))
-        record(self, "resid_mid", mid)
-        y = y if self.norm2 is None else self.norm2(x)
-        record(self, "norm2", y)  # what the FFN reads: the same vectors as norm1 when the norm is shared
+        self.keep("resid_mid", mid, ("sum", ("resid_pre", "self_attn.out")))
+        norm2 = self.norm1 if self.norm2 is None else self.norm2  # one norm shared: the same vectors as norm1
+        y = y if self.norm2 is None else norm2(x)
+        self.keep("norm2", y, ("norm", ("resid_pre",), norm2))  # what the FFN reads
         x = mid + self.drop(self.ffn(y))
-        record(self, "resid_post", x)
+        self.keep("resid_post", x, ("sum", ("resid_mid", "ffn.out")))
         return x
 
 

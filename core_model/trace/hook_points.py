@@ -282,12 +282,21 @@ class Recorder:
 def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np.ndarray:
     """Recompute a derived value from its sources exactly as attention() computed it in torch.
 
+    'sum': the two sources added (a layer's residuals). 'norm': the norm module in the recipe applied to the source
+    (the same kernel on the same numbers: the same bits, whatever the thread count).
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small), each key head
     first repeated for the `group` query heads that share it (grouped-query attention), as the forward repeats it.
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
     and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked': -inf where the mask blocks, the
     source elsewhere.
     """
+    if kind == "sum":  # a residual: what entered plus what a block added, float32 addition (the same bits as torch's)
+        first, second = (recorder[s] for s in sources)
+        return np.add(first, second)
+    if kind == "norm":  # a layer's norm applied again to its input, in torch's memory as in the forward
+        (module,) = args
+        with torch.no_grad():
+            return module(torch.tensor(recorder[sources[0]])).numpy()
     if kind == "apply":  # a module applied to a tensor the recipe holds (an on-demand trace's logits)
         module, value = args
         with torch.no_grad():
@@ -407,6 +416,17 @@ def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] 
         if name == recorder.stop_after:
             raise Stopped(name)
     return noted
+
+
+def record_as(module, leaf: str, value: torch.Tensor, recipe: tuple) -> None:
+    """Record '<module path>.<leaf>', which the forward computed as `value`, as `recipe` (kind, source leaves, args)
+    when its sources are kept and no edit names it, so that it is computed again when read; else as the value.
+    At real size a [b, pos, d_model] array fewer a layer for each (SmolLM2-135M at 1,024 tokens: 2.25 MiB)."""
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return
+    if _name(module, leaf) in recorder.edits or not record_derived(module, leaf, recipe, needed_by=()):
+        record(module, leaf, value)
 
 
 def set_paths(model: torch.nn.Module) -> None:

@@ -404,3 +404,40 @@ def test_recorded_values_are_read_only_and_outlive_the_call():
     assert not pattern.flags.writeable  # it shares the tensor's memory, so no reader may write to it
     with pytest.raises(ValueError):
         pattern[...] = 0
+
+
+# --- residuals and norms: computed again when read ---------------------------------------------------------------
+
+DERIVED_LEAVES = ("resid_mid", "resid_cross", "resid_post", "norm1", "norm2", "norm3")
+
+
+@pytest.mark.parametrize("overrides", [dict(), dict(norm_placement="pre", norm="rmsnorm"),
+                                       dict(block="parallel", architecture="decoder", n_encoder_layers=0,
+                                            norm_placement="pre")],
+                         ids=["post-norm", "pre-norm RMSNorm", "parallel"])
+def test_residuals_and_norms_are_kept_as_recipes_and_read_as_the_forward_computed_them(overrides):
+    """A full trace keeps each residual as the sum of its two terms and each norm's output as the norm of its input;
+    read, they are the forward's own bits: each traced alone (a filter that keeps nothing they derive from, so the
+    value itself is kept) gives the same array."""
+    model = make_model(**overrides)
+    full = trace_of(model)
+    derived = [n for n in full.names if n.rsplit(".", 1)[-1] in DERIVED_LEAVES]
+    assert derived and all(n in full._recorder.recipes and n not in full._recorder.values for n in derived)
+    for name in derived:
+        alone = trace_of(model, names=name)
+        assert name in alone._recorder.values  # its sources are not kept: the value itself is
+        np.testing.assert_array_equal(full[name], alone[name])
+    kept = {n: full[n].nbytes for n in full._recorder.values}
+    assert full.nbytes == pytest.approx(sum(kept.values()), rel=0.5)  # what the derived ones cost: nothing kept
+
+
+def test_while_training_and_under_an_edit_the_value_itself_is_kept():
+    from core_model.trace.edits import Edit
+
+    model = make_model(dropout=0.5).train()
+    torch.manual_seed(0)
+    trace = trace_of(model)
+    assert "decoder.layers.0.resid_mid" in trace._recorder.values  # dropout came between its terms
+    model.eval()
+    edited = run_with_trace(model, SRC, TGT, edits=[Edit("decoder.layers.0.resid_mid", 0.0)])[1]
+    assert "decoder.layers.0.resid_mid" in edited._recorder.values and not edited["decoder.layers.0.resid_mid"].any()
