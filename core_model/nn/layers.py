@@ -181,8 +181,9 @@ class Layer(nn.Module):
 
     def keep(self, leaf: str, value: torch.Tensor, recipe: tuple) -> None:
         """Record a residual as the sum of its terms, a norm's output as the norm of its input: the trace computes
-        them again when read (the same bits), and keeps two [b, pos, d_model] arrays a block fewer. While training,
-        as themselves: dropout comes between a residual's terms, and the weights change after the call."""
+        them again when read (the same bits), and keeps fewer [b, pos, d_model] arrays (the norms' outputs, and a
+        residual no later block reads). While training, as themselves: dropout comes between a residual's terms, and
+        the weights change after the call."""
         if self.training:
             record(self, leaf, value)
         else:

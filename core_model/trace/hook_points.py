@@ -280,10 +280,10 @@ class Recorder:
 
 
 def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np.ndarray:
-    """Recompute a derived value from its sources exactly as attention() computed it in torch.
+    """Recompute a derived value from its sources exactly as the forward computed it in torch.
 
     'sum': the two sources added (a layer's residuals). 'norm': the norm module in the recipe applied to the source
-    (the same kernel on the same numbers: the same bits, whatever the thread count).
+    (the same kernel on the same numbers, one row at a time: the same bits).
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small), each key head
     first repeated for the `group` query heads that share it (grouped-query attention), as the forward repeats it.
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function

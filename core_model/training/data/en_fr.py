@@ -507,7 +507,7 @@ VERBS = _parse_verbs()
 
 # A second French word for a few nouns, as right as the first: real translations differ so, and a translator
 # trained on both hesitates between them, which sampling shows. Training pairs use the second two times in five
-# (make_corpus); `translate` without `other`, and so every held-out pair, uses the first.
+# (make_corpus); `translate` without `second`, and so every held-out pair, uses the first.
 _OTHER_TABLE = """
 girl | fillette | fillettes | f
 car | auto | autos | f
