@@ -793,14 +793,30 @@ def update_real_size(path) -> int:
     existing BENCHMARKS.md; the other tables stay as they are."""
     step = Steps()
     lines, rows = real_size_benchmark(step, False)
-    lines[1:1] = ["", f"(table 10 re-run alone by `.venv/bin/python -m bench.run --only-real-size` on "
-                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')})"]
-    text = put_section(open(path, encoding="utf-8").read(), "## 10. ", "## Targets", lines)
+    stamp(lines, "table 10 re-run alone by `.venv/bin/python -m bench.run --only-real-size`")
+    put_into(path, [("## 10. ", "## Targets", lines)], rows)
+    print("\n".join(lines + table(["target", "goal", "measured", "verdict", "why not met"], rows)))
+    return failed(step)
+
+
+def stamp(lines: list[str], what: str) -> None:
+    """Say under a section's heading which command re-ran it alone, and when."""
+    lines[1:1] = ["", f"({what} on {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')})"]
+
+
+def put_into(path, sections, rows) -> None:
+    """Each (head, before, lines) section and each target row put into the BENCHMARKS.md at `path`."""
+    text = open(path, encoding="utf-8").read()
+    for head, before, lines in sections:
+        text = put_section(text, head, before, lines)
     for row in rows:
         text = put_target(text, row)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
-    print("\n".join(lines + table(["target", "goal", "measured", "verdict", "why not met"], rows)))
+
+
+def failed(step) -> int:
+    """1 (each failure printed) when a benchmark failed to run, else 0."""
     for failure in step.failures:
         print(failure, file=sys.stderr)
     return 1 if step.failures else 0
@@ -885,18 +901,11 @@ def update_models(path: str) -> int:
     torch.set_num_threads(THREADS)
     step = Steps()
     lines, fwd, dec, minilm = model_benchmarks(step, False)
-    lines[1:1] = ["", f"(tables 1 to 2c re-run by `.venv/bin/python -m bench.run --only-models` on "
-                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; the tables from 3 on, but 7, were not)"]
-    text = put_section(open(path, encoding="utf-8").read(), "## 1. ", "## 3. ", lines)
-    text = put_section(text, "## 7. ", "## 8. ", section_training())
-    for row in forward_targets(fwd) + decoding_targets(dec) + minilm_targets(minilm):
-        text = put_target(text, row)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    stamp(lines, "tables 1 to 2c and 7 re-run alone by `.venv/bin/python -m bench.run --only-models`")
+    put_into(path, [("## 1. ", "## 3. ", lines), ("## 7. ", "## 8. ", section_training())],
+             forward_targets(fwd) + decoding_targets(dec) + minilm_targets(minilm))
     print("\n".join(lines))
-    for failure in step.failures:
-        print(failure, file=sys.stderr)
-    return 1 if step.failures else 0
+    return failed(step)
 
 
 def update_sweep(path: str) -> int:
@@ -904,11 +913,8 @@ def update_sweep(path: str) -> int:
     torch.set_num_threads(THREADS)
     rows = core.bench_sweep()
     lines = section_sweep(rows)
-    lines[1:1] = ["", f"(table 2e run alone by `.venv/bin/python -m bench.run --only-sweep` on "
-                      f"{datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; the other tables were not re-run)"]
-    text = put_section(open(path, encoding="utf-8").read(), "## 2e. ", "## 2c. ", lines)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    stamp(lines, "table 2e run alone by `.venv/bin/python -m bench.run --only-sweep`")
+    put_into(path, [("## 2e. ", "## 2c. ", lines)], [])
     print("\n".join(lines))
     return 0 if all(r["done"] and r["same"] for r in rows) else 1
 

@@ -253,7 +253,10 @@ def test_a_second_french_word_brings_its_own_gender_elision_and_links(item, firs
     rng = random.Random(0)
     drawn = collections.Counter(translate(item, lambda noun: rng.random() < OTHER_SHARE).tgt for _ in range(600))
     assert set(drawn) == {first} | others
-    nouns = sum(noun in item.__repr__() for noun in OTHER_FRENCH)  # each noun takes its second word so often
+    asked = []  # the nouns that have a second word: each takes it with probability OTHER_SHARE
+    translate(item, lambda noun: asked.append(noun) or False)
+    nouns = len(asked)
+    assert sorted(asked) == sorted(w for w in item.__repr__().split("'") if w in OTHER_FRENCH)
     assert abs(1 - drawn[first] / 600 - (1 - (1 - OTHER_SHARE) ** nouns)) < 0.06
     for picks in ((False, False), (True, False), (False, True), (True, True)):  # each noun's link: its French word
         chosen = iter(picks)
