@@ -9,8 +9,8 @@ from torch import nn
 from ..trace.attention_points import AttentionPoints
 from ..trace.hook_points import active, record, scale_scores
 from ..trace.names import ATTN_LEAVES
-from .masks import apply_mask, masked_softmax
-from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_rotate
+from .masks import apply_mask, blocked, masked_softmax
+from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_table, rope_turn
 
 
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None):
@@ -71,8 +71,9 @@ class MultiHeadAttention(nn.Module):
         b, n, _ = x.shape  # [b, n, heads × d_head]
         return x.view(b, n, heads or self.n_heads, self.d_head).transpose(1, 2)  # [b, heads, n, d_head]
 
-    def keys_values(self, x, memory, q_pos, cache):
-        """K and V [b, kv heads, k, d_head] from x (self) or memory (cross), through the cache if given."""
+    def keys_values(self, x, memory, turn, cache):
+        """K and V [b, kv heads, k, d_head] from x (self) or memory (cross), through the cache if given; `turn`: the
+        (cos, sin) of RoPE's angles at x's positions (None without RoPE)."""
         kv = self.n_kv_heads
         if memory is not None:  # cross-attention: the memory does not change between steps
             if cache is not None and "k" in cache:
@@ -80,13 +81,18 @@ class MultiHeadAttention(nn.Module):
             k, v = self.split(self.k_proj(memory), kv), self.split(self.v_proj(memory), kv)
         else:
             k, v = self.split(self.k_proj(x), kv), self.split(self.v_proj(x), kv)
-            if self.positional == "rope":
-                k = rope_rotate(k, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
+            if turn is not None:
+                k = rope_turn(k, *turn, self.rope_layout)
             if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
                 k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
         if cache is not None:
             cache["k"], cache["v"] = k, v
         return k, v
+
+    def rope_turn_table(self, start: int, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """RoPE's (cos, sin) at the positions of x's tokens, for the dimensions it turns (rope_dims, or all)."""
+        dims = self.rope_dims if 0 < self.rope_dims < self.d_head else self.d_head
+        return rope_table(start, x.shape[1], dims, self.base, self.rope_scaling, x.device)
 
     def shared(self, x: torch.Tensor) -> torch.Tensor:
         """K or V [b, kv heads, k, d_head] → [b, h, k, d_head]: each key/value head repeated for the query heads
@@ -102,12 +108,12 @@ class MultiHeadAttention(nn.Module):
         `position_bias`: (bias [1, h, q, k], the recipe the trace rebuilds it from), made outside the block and
         added to its scores (T5's relative bias, one per stack, shared by its layers), or None.
         """
-        q_pos = torch.arange(start, start + x.shape[1], device=x.device)
         q = self.split(self.q_proj(x))  # [b, h, q, d_head]
-        k, v = self.keys_values(x, memory, q_pos, cache)
+        turn = self.rope_turn_table(start, x) if memory is None and self.positional == "rope" else None
+        k, v = self.keys_values(x, memory, turn, cache)
         bias, recipe = position_bias or (None, None)
-        if memory is None and self.positional == "rope":
-            q = rope_rotate(q, q_pos, self.base, self.rope_layout, self.rope_scaling, self.rope_dims)
+        if turn is not None:
+            q = rope_turn(q, *turn, self.rope_layout)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments, device=x.device)  # [1, h, q, k]
@@ -117,7 +123,8 @@ class MultiHeadAttention(nn.Module):
             for leaf, value in (("q", q), ("k", k)):
                 record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them
             record(self, "v", v)
-            hook = AttentionPoints(self, mask, math.sqrt(self.d_head) if scale else None, bias, recipe,
+            blocking = mask if mask is not None and blocked(mask)[0] else None
+            hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe,
                                    self.n_heads // self.n_kv_heads)
         z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
                                self.dropout if self.training else None, hook)

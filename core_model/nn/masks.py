@@ -38,9 +38,20 @@ def combine(*masks: torch.Tensor | None) -> torch.Tensor | None:
     return out
 
 
+def blocked(mask: torch.Tensor) -> tuple[bool, torch.Tensor | None]:
+    """(whether the mask blocks any key; the query rows it blocks whole [.., q, 1], or None if there are none). Worked
+    out once a mask and kept on it (two small values): every layer of a forward pass reads the same mask."""
+    facts = getattr(mask, "_blocked", None)
+    if facts is None:
+        rows = ~mask.any(dim=-1, keepdim=True)  # [b or 1, 1, q or 1, 1]
+        facts = (not bool(mask.all()), rows if bool(rows.any()) else None)
+        mask._blocked = facts  # the mask is never changed in place (combine makes a new one)
+    return facts
+
+
 def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None, in_place: bool = False) -> torch.Tensor:
     """Blocked scores become -inf, so softmax gives them exactly zero weight (in_place: written over `scores`)."""
-    if mask is None or mask.all():  # nothing blocked: spare a copy of the scores
+    if mask is None or not blocked(mask)[0]:  # nothing blocked: spare a copy of the scores
         return scores
     return scores.masked_fill_(~mask, float("-inf")) if in_place else scores.masked_fill(~mask, float("-inf"))
 
@@ -54,10 +65,11 @@ def masked_softmax(scores: torch.Tensor, mask: torch.Tensor | None = None, in_pl
     and a [b, h, q, k] allocation is spared.
     """
     if mask is not None:
-        blocked = ~mask.any(dim=-1, keepdim=True)  # [b or 1, 1, q or 1, 1]
+        rows = blocked(mask)[1]
     else:
-        blocked = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
-    if not blocked.any():
+        rows = torch.isneginf(scores).all(dim=-1, keepdim=True)  # [b, h, q, 1]
+        rows = rows if bool(rows.any()) else None
+    if rows is None:
         return torch.softmax(scores, dim=-1, out=scores) if in_place else torch.softmax(scores, dim=-1)
-    weights = torch.softmax(scores.masked_fill(blocked, 0.0), dim=-1)
-    return weights.masked_fill(blocked, 0.0)
+    weights = torch.softmax(scores.masked_fill(rows, 0.0), dim=-1)
+    return weights.masked_fill(rows, 0.0)

@@ -104,10 +104,16 @@ def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: s
     dims (partial rotary, GPT-NeoX's and Phi's): only the first `dims` dimensions are turned, as a head of that width
     would be (its own frequencies); the others pass as they are. 0: all of them.
     """
-    if 0 < dims < x.shape[-1]:
-        return torch.cat([rope_rotate(x[..., :dims], positions, base, layout, scaling), x[..., dims:]], dim=-1)
-    angles = rope_angles(positions, x.shape[-1], base, scaling)  # [pos, d/2]
-    cos, sin = torch.cos(angles), torch.sin(angles)
+    angles = rope_angles(positions, dims if 0 < dims < x.shape[-1] else x.shape[-1], base, scaling)  # [pos, d/2]
+    return rope_turn(x, torch.cos(angles), torch.sin(angles), layout)
+
+
+def rope_turn(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, layout: str = "interleaved") -> torch.Tensor:
+    """rope_rotate's arithmetic, given each position's cos and sin [pos, r/2] of its angles: the first r dimensions
+    of x [b, h, pos, d_head] turned, the others (partial rotary) passed as they are."""
+    turned = 2 * cos.shape[-1]
+    if turned < x.shape[-1]:
+        return torch.cat([rope_turn(x[..., :turned], cos, sin, layout), x[..., turned:]], dim=-1)
     if layout == "halves":
         first, second = x.chunk(2, dim=-1)  # [b, h, pos, d/2] each
         return torch.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
@@ -116,6 +122,16 @@ def rope_rotate(x: torch.Tensor, positions: torch.Tensor, base: float, layout: s
     out[..., 0::2] = even * cos - odd * sin
     out[..., 1::2] = even * sin + odd * cos
     return out
+
+
+@functools.lru_cache(maxsize=8)
+def rope_table(start: int, n: int, dims: int, base: float, scaling: RopeScaling,
+               device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cos, sin) [n, dims/2] of the angles at positions start … start + n - 1: an attention block turns its queries
+    and keys with them, and every layer of a stack shares them (as transformers' rotary embedding computes them
+    once a forward pass). Read only: rope_turn makes new tensors."""
+    angles = rope_angles(torch.arange(start, start + n, device=device), dims, base, scaling)
+    return torch.cos(angles), torch.sin(angles)
 
 
 def alibi_slopes(n_heads: int) -> torch.Tensor:

@@ -23,7 +23,8 @@ class AttentionPoints:
     FROM_QK = FROM_QK
 
     def __init__(self, module, mask, divisor: float | None, bias, bias_recipe, group: int = 1):
-        """`group`: how many query heads share each recorded key head (grouped-query attention), 1 without."""
+        """`mask`: the block's mask if it blocks any key, else None; `group`: how many query heads share each recorded
+        key head (grouped-query attention), 1 without."""
         self.module, self.mask, self.divisor, self.group = module, mask, divisor, group
         self.bias, self.bias_recipe = bias, bias_recipe
         self.scores_noted = False  # are the scores in the trace (kept or derived), so their successors can be derived?
@@ -45,8 +46,7 @@ class AttentionPoints:
             record(self.module, "scores_scaled", value, needed_by=("scores_masked",), copy=True)
 
     def scores_masked(self, value) -> None:
-        blocking = self.mask is not None and not bool(self.mask.all())  # the mask as a recipe only if it blocks
-        record_derived(self.module, "scores_masked", ("masked", ("scores_scaled",), self.mask if blocking else None))
+        record_derived(self.module, "scores_masked", ("masked", ("scores_scaled",), self.mask))
 
     def pattern(self, value) -> None:
         if half():  # float16 on request: an edit is made in the weights themselves first (record makes it again)

@@ -37,6 +37,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from . import heap
 from . import on_demand as demand
 from .edits import by_name
 
@@ -126,16 +127,17 @@ class Recorder:
         self.contexts: dict[str, dict] = {}
         self.inputs: dict[tuple[str, int], torch.Tensor] = {}
         self.key = demand.LayerCache.new_id()
+        self.tally = heap.Tally()  # the heap's free pages go back to the system as the kept values grow
 
     def __getstate__(self):  # no weak references, no live tensors: a Trace may be pickled (st.cache_data)
         if self.on_demand is not None:
             raise TypeError("an on-demand trace holds the model's layers to compute from: it is shared, never pickled.")
         for name in list(self.values):
             self.array(name)
-        return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants", "tally")}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _derived=weakref.WeakValueDictionary(), _masks={}, wants=None)
+        self.__dict__.update(state, _derived=weakref.WeakValueDictionary(), _masks={}, wants=None, tally=heap.Tally())
 
     # --- recording ------------------------------------------------------------------------------
 
@@ -168,6 +170,7 @@ class Recorder:
         # graph) until first read, when `array` makes it a numpy view: a value nobody reads is never converted.
         value = value.detach() if value.requires_grad else value
         self.values[name] = value if self.keep_as is None else self.keep_as(name, value)
+        self.tally.add(getattr(self.values[name], "nbytes", 0))
         if self.on_demand is not None and name.endswith(".resid_pre"):
             self.inputs[demand.layer_of(name)] = self.values[name]  # kept a tensor: the layer runs again on it
 

@@ -2,8 +2,11 @@
 only what it names, lm-en reads 2,048 tokens, and cached decoding still equals a recompute."""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import dataclasses
 import math
+import os
 import pickle
 
 import numpy as np
@@ -17,8 +20,9 @@ from core_model.nn.attention import ATTN_LEAVES
 from core_model.decoding import greedy
 from core_model.nn.masks import causal_mask, combine, padding_mask
 from core_model.nn.positional import alibi_bias
-from core_model.trace import NotRecorded
+from core_model.trace import NotRecorded, heap
 
+from tests.tolerance import assert_activations_close
 from .conftest import MODELS
 
 PAD = 0
@@ -338,7 +342,7 @@ def test_cached_and_recomputed_decoding_agree_over_256_steps(lm_en):
     full = greedy(model, prompt, max_len=256, use_cache=False, n_top=1)
     assert len(cached.ids) == 256 and cached.ids == full.ids
     last = cached.steps[-1].self_attn  # [layers, heads, prefix]: the cached step's rows are the recompute's
-    np.testing.assert_allclose(last, full.steps[-1].self_attn, atol=1e-6)
+    assert_activations_close(last, full.steps[-1].self_attn, size=1.0)  # weights in 0..1: the shared bound
     assert last.shape == (cfg.n_decoder_layers, cfg.n_heads, len(prompt) + 1 + 255)
 
 
@@ -351,3 +355,41 @@ def test_every_attention_leaf_is_still_readable_from_a_view():
     _, decoder_only = run_with_trace(make_model(architecture="decoder"), None, TGT)
     with pytest.raises(KeyError):  # a block the model has not got
         decoder_only.attn("decoder", 0, "cross_attn")
+
+
+# --- the heap's free pages handed back while a trace grows (trace/heap.py) ----------------------------
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not heap.give_back(), reason="this C library has no malloc_trim")
+def test_give_back_returns_the_pages_of_blocks_freed_between_kept_ones():
+    libc = ctypes.CDLL(ctypes.util.find_library("c"))
+    libc.malloc.restype, libc.malloc.argtypes, libc.free.argtypes = ctypes.c_void_p, [ctypes.c_size_t], [ctypes.c_void_p]
+    size, count = 64 * 1024, 2048  # 128 MiB in blocks under malloc's mmap threshold: they come from its heap
+    blocks = [libc.malloc(size) for _ in range(count)]
+    for b in blocks:
+        ctypes.memset(b, 1, size)  # touched: resident
+    for b in blocks[::2]:
+        libc.free(b)  # a hole between two kept blocks: free to malloc, still resident
+    before = rss_bytes()
+    assert heap.give_back()
+    dropped = before - rss_bytes()
+    for b in blocks[1::2]:
+        libc.free(b)
+    assert dropped > 0.75 * size * count / 2, f"{dropped / 2**20:.1f} MiB handed back of 64 MiB freed"
+
+
+def test_a_trace_gives_back_the_heap_each_time_its_kept_values_grow_by_the_step(lm_en, monkeypatch):
+    calls = []
+    monkeypatch.setattr(heap, "TRIM_EVERY", 2**20)
+    monkeypatch.setattr(heap, "give_back", lambda: calls.append(1) or True)
+    ids = lm_en.tokenizers["tgt"].encode("the old man sees the small dog . " * 20)
+    _, trace = run_with_trace(lm_en.model, None, ids)
+    since, trims = 0, 0
+    for value in trace._recorder.values.values():  # in the order kept: a trim once 1 MiB more is kept since the last
+        since += value.nbytes
+        trims, since = (trims + 1, 0) if since >= 2**20 else (trims, since)
+    assert trims >= 4 and len(calls) == trims
