@@ -9,7 +9,7 @@ from torch import nn
 from ..trace.attention_points import AttentionPoints
 from ..trace.hook_points import active, record, scale_scores
 from ..trace.names import ATTN_LEAVES
-from .masks import apply_mask, blocked, masked_softmax
+from .masks import apply_mask, blocked, masked_softmax, query_blocks
 from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_table, rope_turn
 
 
@@ -35,6 +35,30 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None
     # them: so with gradients it writes a new tensor); a hook that keeps a step's value keeps a copy.
     z = see("z", (weights if dropout is None else dropout(weights)) @ v)  # [b, h, q, d_k]
     return z, weights
+
+
+def attention_in_blocks(q, k, v, mask, bias, scale, blocks, hook=None):
+    """attention() one block of queries at a time, each against only the keys its rows may see (`blocks`: (first
+    row, end row, keys seen), masks.query_blocks): under a causal mask row i sees keys ..i, so about half of Q Kᵀ, of
+    the softmax and of the weighted sum is never computed. A weight the mask blocks is exactly 0 either way; the
+    rows' softmax and sums read the same numbers. `hook` (the trace's, AttentionPoints.in_blocks) is told of the
+    score steps, never made whole, and sees the whole weights and z."""
+    b, h, n, _ = q.shape
+    weights, z = q.new_empty(b, h, n, k.shape[2]), q.new_empty(b, h, n, v.shape[-1])
+    for first, end, seen in blocks:
+        rows, keys = slice(first, end), slice(0, seen)
+        z[:, :, rows], weights[:, :, rows, keys] = attention(q[:, :, rows], k[:, :, keys], v[:, :, keys],
+                                                             mask[..., rows, keys], _rows(bias, rows, keys), scale)
+        weights[:, :, rows, seen:] = 0.0
+    if hook is not None:
+        hook.scores_in_blocks()
+        weights, z = hook("pattern", weights), hook("z", z)
+    return z, weights
+
+
+def _rows(bias, rows: slice, keys: slice):
+    """A block's part of a bias [1, h, q or 1, k]."""
+    return None if bias is None else bias[..., rows if bias.shape[-2] > 1 else slice(None), keys]
 
 
 def _as_is(leaf: str, value: torch.Tensor) -> torch.Tensor:
@@ -126,8 +150,12 @@ class MultiHeadAttention(nn.Module):
             blocking = mask if mask is not None and blocked(mask)[0] else None
             hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe,
                                    self.n_heads // self.n_kv_heads)
-        z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
-                               self.dropout if self.training else None, hook)
+        blocks = None if self.training or torch.is_grad_enabled() or memory is not None else query_blocks(mask)
+        if blocks and (hook is None or hook.in_blocks(q.dtype)):
+            z, weights = attention_in_blocks(q, self.shared(k), self.shared(v), mask, bias, scale, blocks, hook)
+        else:
+            z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
+                                   self.dropout if self.training else None, hook)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, h·d_head] → [b, q, d_model]
         record(self, "out", out)

@@ -49,6 +49,26 @@ def blocked(mask: torch.Tensor) -> tuple[bool, torch.Tensor | None]:
     return facts
 
 
+BLOCKS_FROM, QUERY_BLOCKS = 1536, 8  # attention by blocks of queries from this many on (nn/attention.py), in so many
+
+
+def query_blocks(mask: torch.Tensor | None) -> list[tuple[int, int, int]] | None:
+    """The blocks of query rows (first, end, keys seen) under a mask that lets no row of a block see a key past
+    `keys seen` (a causal mask's, a sliding window's: row i sees keys ..i), QUERY_BLOCKS of them; None for any other
+    mask, or under BLOCKS_FROM queries (at 1,024 tokens the blocks saved nothing measurable). Kept on the mask."""
+    if mask is None or mask.dim() != 4 or mask.shape[-2] < BLOCKS_FROM:
+        return None
+    blocks = getattr(mask, "_query_blocks", False)
+    if blocks is False:
+        n_q, n_k = mask.shape[-2:]
+        size = -(-n_q // QUERY_BLOCKS)
+        ends = [(s, min(s + size, n_q)) for s in range(0, n_q, size)]
+        blocks = [(s, e, e + n_k - n_q) for s, e in ends]  # keys before the first query's own: a cache's
+        blocks = None if any(bool(mask[..., s:e, seen:].any()) for s, e, seen in blocks) else blocks
+        mask._query_blocks = blocks
+    return blocks
+
+
 def apply_mask(scores: torch.Tensor, mask: torch.Tensor | None, in_place: bool = False) -> torch.Tensor:
     """Blocked scores become -inf, so softmax gives them exactly zero weight (in_place: written over `scores`)."""
     if mask is None or not blocked(mask)[0]:  # nothing blocked: spare a copy of the scores

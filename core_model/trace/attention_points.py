@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import torch
 
-from .hook_points import edit, half, record, record_derived, summarize
+from .hook_points import edit, edited, half, reach, record, record_derived, summarize
 
 DERIVED = ("scores_scaled", "scores_masked")  # derived from the scores
 FROM_QK = ("scores", *DERIVED)  # derived, in the end, from q and k
@@ -47,6 +47,24 @@ class AttentionPoints:
 
     def scores_masked(self, value) -> None:
         record_derived(self.module, "scores_masked", ("masked", ("scores_scaled",), self.mask))
+
+    def in_blocks(self, dtype: torch.dtype) -> bool:
+        """Whether attention may run by blocks of queries while this records (nn/attention.attention_in_blocks): the
+        score steps can be derived from q and k (they are never made whole), and no edit changes a step (an edit is
+        made in a whole array, and the steps after it read it)."""
+        rebuildable = self.bias is None or self.bias_recipe is not None
+        steps = (*FROM_QK, "pattern", "z")
+        return dtype == torch.float32 and rebuildable and not any(edited(self.module, leaf) for leaf in steps)
+
+    def scores_in_blocks(self) -> None:
+        """The score steps of a call made by blocks: derived where the trace wants them, else only reached."""
+        self.scores_noted = record_derived(self.module, "scores", ("product", ("q", "k"), self.group), DERIVED)
+        if self.scores_noted:
+            record_derived(self.module, "scores_scaled", ("scaled", ("scores",), self.divisor, self.bias_recipe))
+            self.scores_masked(None)
+        else:
+            for leaf in FROM_QK:
+                reach(self.module, leaf)
 
     def pattern(self, value) -> None:
         if half():  # float16 on request: an edit is made in the weights themselves first (record makes it again)

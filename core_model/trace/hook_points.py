@@ -127,6 +127,8 @@ class Recorder:
         self.contexts: dict[str, dict] = {}
         self.inputs: dict[tuple[str, int], torch.Tensor] = {}
         self.key = demand.LayerCache.new_id()
+        if on_demand is not None:  # its layers computed on reading go when it goes, not when the cache is full
+            weakref.finalize(self, demand.LAYERS.forget, self.key)
         self.tally = heap.Tally()  # the heap's free pages go back to the system as the kept values grow
 
     def __getstate__(self):  # no weak references, no live tensors: a Trace may be pickled (st.cache_data)
@@ -361,6 +363,19 @@ def record(module: torch.nn.Module, leaf: str, value: torch.Tensor, needed_by: t
     if name == recorder.stop_after:
         raise Stopped(name)
     return True
+
+
+def reach(module, leaf: str) -> None:
+    """Note that the call came to '<module path>.<leaf>' without keeping it (a value never made whole)."""
+    recorder = _ACTIVE.get()
+    if recorder is not None:
+        recorder.reach(_name(module, leaf))
+
+
+def edited(module, leaf: str) -> bool:
+    """Whether the call in progress edits '<module path>.<leaf>'."""
+    recorder = _ACTIVE.get()
+    return recorder is not None and _name(module, leaf) in recorder.edits
 
 
 def summarize(module, leaf: str, weights: torch.Tensor) -> None:

@@ -13,7 +13,8 @@ draws a pooled grid of every head and one layer up close. So an on-demand trace 
 Any other value of layer i, when read, comes from running layer i again on its recorded input with the same masks,
 recording everything: the same module, the same input tensor and the same operations, so the same bits as a full
 trace (tests/core/test_on_demand.py checks every value of every layer). The layers computed so far are kept in one
-cache for the whole process, bounded by LAYER_BYTES (the oldest go first; a layer alone over it is not kept).
+cache for the whole process, bounded by LAYER_BYTES (the oldest go first; a layer alone over it is not kept); a
+trace's layers leave it when the trace is gone.
 """
 from __future__ import annotations
 
@@ -93,6 +94,12 @@ class LayerCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+    def forget(self, trace: int) -> None:
+        """Drop the layers of a trace (its new_id) that is gone: nobody can read them again."""
+        with self._lock:
+            for key in [k for k in self._items if k[0] == trace]:
+                del self._items[key]
 
     def get(self, key, compute: Callable):
         with self._lock:

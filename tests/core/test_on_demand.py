@@ -3,6 +3,8 @@ trace's, bit for bit, for every value of every layer, in every family's layout (
 pre- and post-norm, grouped-query attention, sliding windows, ALiBi, RoPE, T5's relative bias, cross-attention)."""
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 import torch
@@ -97,6 +99,19 @@ def test_the_layer_cache_keeps_within_its_bytes(hub_folder, monkeypatch):
     monkeypatch.setattr(on_demand, "LAYERS", small)
     assert lazy.attn("decoder", 0).z.shape[2] == len(tgt)
     assert small.nbytes == 0
+
+
+def test_a_traces_layers_leave_the_cache_with_it(hub_folder, monkeypatch):
+    cache = on_demand.LayerCache()
+    monkeypatch.setattr(on_demand, "LAYERS", cache)
+    loaded = checkpoints.load(hub_folder("llama-gqa"))
+    src, tgt = ids_for(loaded.config, 30)
+    (_, kept), (_, gone) = (run_with_trace(loaded.model, src, tgt, on_demand=True) for _ in range(2))
+    read = [kept.attn("decoder", 0).pattern, gone.attn("decoder", 1).pattern]  # arrays read from each stay readable
+    assert sorted(k[0] for k in cache._items) == sorted([kept._recorder.key, gone._recorder.key])
+    del gone
+    gc.collect()
+    assert [k[0] for k in cache._items] == [kept._recorder.key] and read[1].shape[-1] == len(tgt)
 
 
 def test_an_on_demand_trace_takes_no_names_filter_and_is_never_pickled(hub_folder):
