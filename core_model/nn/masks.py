@@ -49,13 +49,15 @@ def blocked(mask: torch.Tensor) -> tuple[bool, torch.Tensor | None]:
     return facts
 
 
-BLOCKS_FROM, QUERY_BLOCKS = 1536, 8  # attention by blocks of queries from this many on (nn/attention.py), in so many
+BLOCKS_FROM, QUERY_BLOCKS = 1024, 8  # attention by blocks of queries from this many on (nn/attention.py), in so many
 
 
 def query_blocks(mask: torch.Tensor | None) -> list[tuple[int, int, int]] | None:
     """The blocks of query rows (first, end, keys seen) under a mask that lets no row of a block see a key past
     `keys seen` (a causal mask's, a sliding window's: row i sees keys ..i), QUERY_BLOCKS of them; None for any other
-    mask, or under BLOCKS_FROM queries (at 1,024 tokens the blocks saved nothing measurable). Kept on the mask."""
+    mask, or under BLOCKS_FROM queries. SmolLM2-135M's forward for a page (bench/real_size.py) took 1.40 s by blocks,
+    1.54 s whole at 1,024 tokens, but 0.65 s and 0.61 s at 512: the blocks' own copies cost more than they save on a
+    short text. Kept on the mask."""
     if mask is None or mask.dim() != 4 or mask.shape[-2] < BLOCKS_FROM:
         return None
     blocks = getattr(mask, "_query_blocks", False)

@@ -5,10 +5,12 @@ for its next requests, as whole pages inside its heap; the values a trace keeps 
 heap only grows, and the process holds more than it uses. malloc_trim(0) gives every whole free page back. A
 trace's recorder calls it once the values it keeps pass TRIM_FROM, then each time they grow by TRIM_EVERY.
 Measured (bench/real_size.py's children, SmolLM2-135M keeping every value, forwards after the first): at 2,048
-tokens the peak RSS was 6.87–7.08 GiB without it, 6.51–6.57 GiB with it, at 1,024 tokens 2.85 GiB and 2.64 GiB, in
-the same time (about 2.5 ms a call). It has a price: the pages it gives back are touched again by the next
-allocations. Trimming from the first 256 MiB made a forward at 512 tokens 9 % slower (0.73 s, 0.67 s without), so a
-trace that keeps less than TRIM_FROM never trims. Elsewhere than glibc (macOS, musl) there is no malloc_trim and
+tokens the peak RSS was 6.87–7.08 GiB without it, 6.51–6.57 GiB with it; at 1,024 tokens 2.85 GiB and 2.64 GiB. It
+has a price: the pages it gives back are touched again by the next allocations (a call itself takes about 2.5 ms).
+At 1,024 tokens a forward took 1.62–1.74 s without, 1.75–1.78 s with; trimming from the first 256 MiB made one at
+512 tokens 9 % slower (0.73 s, 0.67 s); one trim a forward of Qwen2-0.5B at 512 tokens (1.06 GiB kept) made it
+3–5 % slower (2.08–2.15 s, 2.01–2.04 s) for no lower peak. So a trace that keeps less than TRIM_FROM never trims
+(SmolLM2-135M at 1,024 tokens keeps 1.8 GiB). Elsewhere than glibc (macOS, musl) there is no malloc_trim and
 nothing is done.
 """
 from __future__ import annotations
@@ -18,7 +20,7 @@ import ctypes.util
 import functools
 
 TRIM_EVERY = 256 * 2**20  # bytes kept between two trims: about one layer of a 135M model at 2,048 tokens
-TRIM_FROM = 2**30  # a trace keeping less never trims: its forward would pay to touch the pages again
+TRIM_FROM = 3 * 2**29  # 1.5 GiB: a trace keeping less never trims (its forward would pay to touch the pages again)
 
 
 @functools.lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ from .test_on_demand import LAYOUTS, both, ids_for
 
 @pytest.fixture
 def blocks_from_16(monkeypatch):
-    """Blocks from 16 queries (1,536 in use), and a count of the calls made by blocks."""
+    """Blocks from 16 queries (1,024 in use), and a count of the calls made by blocks."""
     calls = []
     by_blocks = attention_module.attention_in_blocks
     monkeypatch.setattr(masks, "BLOCKS_FROM", 16)
@@ -38,8 +38,8 @@ def test_query_blocks_cover_the_rows_and_only_a_mask_that_hides_later_keys_has_t
     assert masks.query_blocks(torch.ones(1, 1, 20, 20, dtype=torch.bool)) is None  # every row sees every key
     assert masks.query_blocks(masks.padding_mask(torch.ones(1, 20, dtype=torch.long), 0)) is None  # [b, 1, 1, k]
     assert masks.query_blocks(masks.causal_mask(15)) is None  # under BLOCKS_FROM
-    monkeypatch.setattr(masks, "BLOCKS_FROM", 1536)
-    assert masks.query_blocks(masks.causal_mask(1536)) is not None and masks.query_blocks(masks.causal_mask(1535)) is None
+    monkeypatch.setattr(masks, "BLOCKS_FROM", 1024)
+    assert masks.query_blocks(masks.causal_mask(1024)) is not None and masks.query_blocks(masks.causal_mask(1023)) is None
 
 
 def test_blocks_give_the_whole_computations_weights_and_output():
