@@ -11,7 +11,7 @@ with torch on 2 threads, on the same N ids (bos + a sentence repeated): transfor
 attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every value,
 only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
 run_with_trace has its on_demand switch). A child reports the forward's wall time (the median of 3 to 5 forwards
-after a first one, whose time it reports beside: bench.real_size.timed), its peak RSS (getrusage's ru_maxrss: the whole process,
+after a first one, whose time it reports beside: `timed`), its peak RSS (getrusage's ru_maxrss: the whole process,
 load included), its VmRSS once the model is loaded and its peak during the forwards alone (the high-water mark
 started again after the load), so a ratio can be given both ways. Each child's result is checked against
 transformers' (or, where transformers is not run, against ours with every value): the last position's likeliest
@@ -491,7 +491,8 @@ SECTION_TEXT = (
     "`run_with_trace` keeping every value, only `*.pattern`, and what a page draws (`page_draw`: `on_demand=True`, "
     "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time, the median of "
     "3 to 5 forwards (as many as fit in 8 s) after a first one, in each child alike; the first forward pays what a "
-    "process pays once (memory touched for the first time), and its times are in the last column. Peak RSS: the child's `ru_maxrss`, the "
+    "process pays once (memory touched for the first time), and its times are in the last column. Peak RSS: the "
+    "child's `ru_maxrss`, the "
     "whole process (Python, the libraries, the model's load and the forward; † where the load's peak was the "
     "higher): the ratios in bold use it. In brackets, what the forward adds: its own peak (the high-water mark "
     "started again once the model is loaded, `/proc/self/clear_refs`) less the RSS once loaded, over transformers' "

@@ -11,7 +11,7 @@ import torch
 from core_model import checkpoints, run_with_trace
 from core_model.nn import attention as attention_module
 from core_model.nn import masks
-from core_model.trace import on_demand, zero
+from core_model.trace import zero
 from tests.tolerance import assert_activations_close
 
 from .test_on_demand import LAYOUTS, both, ids_for
@@ -39,7 +39,8 @@ def test_query_blocks_cover_the_rows_and_only_a_mask_that_hides_later_keys_has_t
     assert masks.query_blocks(masks.padding_mask(torch.ones(1, 20, dtype=torch.long), 0)) is None  # [b, 1, 1, k]
     assert masks.query_blocks(masks.causal_mask(15)) is None  # under BLOCKS_FROM
     monkeypatch.setattr(masks, "BLOCKS_FROM", 1024)
-    assert masks.query_blocks(masks.causal_mask(1024)) is not None and masks.query_blocks(masks.causal_mask(1023)) is None
+    assert masks.query_blocks(masks.causal_mask(1024)) is not None
+    assert masks.query_blocks(masks.causal_mask(1023)) is None
 
 
 def test_blocks_give_the_whole_computations_weights_and_output():
@@ -57,15 +58,16 @@ def test_blocks_give_the_whole_computations_weights_and_output():
 
 
 @pytest.mark.parametrize("family", LAYOUTS)
-def test_a_trace_by_blocks_is_the_whole_computations_and_an_on_demand_one_equals_it(hub_folder, family, monkeypatch):
+def test_a_trace_by_blocks_is_the_whole_computations_and_an_on_demand_one_equals_it(
+        hub_folder, family, monkeypatch, blocks_from_16):
     loaded = checkpoints.load(hub_folder(family))
     src, tgt = ids_for(loaded.config, 40)  # an encoder-decoder's target: 21 tokens
-    _, whole = run_with_trace(loaded.model, src, tgt)
-    calls, by_blocks = [], attention_module.attention_in_blocks
-    monkeypatch.setattr(masks, "BLOCKS_FROM", 16)
-    monkeypatch.setattr(attention_module, "attention_in_blocks", lambda *a, **k: calls.append(1) or by_blocks(*a, **k))
+    with monkeypatch.context() as whole_only:
+        whole_only.setattr(masks, "BLOCKS_FROM", 10**9)
+        _, whole = run_with_trace(loaded.model, src, tgt)
+    assert blocks_from_16 == []
     full, lazy = both(loaded.model, src, tgt)
-    assert bool(calls) == loaded.config.has_decoder  # decoders' self-attention; encoders' and cross-attention: whole
+    assert bool(blocks_from_16) == loaded.config.has_decoder  # decoders' self-attention; encoders' and cross-attention: whole
     assert full.names == whole.names and lazy.names == full.names
     assert [n for n in full.names if not np.array_equal(full[n], lazy[n])] == []
     for name in full.names:
