@@ -407,14 +407,15 @@ def test_every_shipped_model_passes_the_probe(name):
 
 def test_fourteen_uploads_at_once_are_checked_in_turn_and_all_accepted(monkeypatch):
     running, most, places = [0], [0], []
-    lock = threading.Lock()
+    lock, all_in_line = threading.Lock(), threading.Event()
     inner = probe._check
 
     def counted(folder):
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
-        try:
+        try:  # the first two hold their turns until the other twelve are in line: no turn ends while they come
+            all_in_line.wait(60)
             inner(folder)
         finally:
             with lock:
@@ -424,9 +425,15 @@ def test_fourteen_uploads_at_once_are_checked_in_turn_and_all_accepted(monkeypat
     monkeypatch.setattr(probe, "LINE", probe.Line(at_once=2, most=64))
     outcomes = [None] * 14
 
+    def told_place(i, place):
+        with lock:
+            places.append((i, place))
+            if len({j for j, _ in places}) == 12:
+                all_in_line.set()
+
     def upload(i):
         try:
-            probe.check(REVERSE, waiting=lambda place: places.append((i, place)))
+            probe.check(REVERSE, waiting=lambda place: told_place(i, place))
             outcomes[i] = "accepted"
         except CheckpointError as e:
             outcomes[i] = str(e)
