@@ -209,13 +209,15 @@ def test_typed_markup_is_shown_as_text_and_runs_nothing(open_page):
 
 
 def click_for_download(page, button):
-    """Click `button` and wait for its download; once more if none came within half the timeout (on a loaded machine
-    a CI run once saw the click go unanswered: the page drawing its last elements replaced the button as it was
-    clicked, and no download or error followed)."""
+    """Click `button` and wait for its download; once more if none came within the timeout (on a loaded machine a CI
+    run once saw the click go unanswered: the page drawing its last elements replaced the button as it was clicked,
+    and no download or error followed). The file is made on the server when asked (a deferred download): until the
+    server answers, the button spins and is disabled, so the wait for a slow answer is the whole timeout, and a second
+    click waits for the button to be enabled again (another CI run waited 30 s for an answer, then 60 s to click)."""
     for attempt in range(2):
         try:
-            with page.expect_download(timeout=TIMEOUT_MS // 2) as download:
-                button.click()
+            with page.expect_download(timeout=TIMEOUT_MS) as download:
+                button.click(timeout=TIMEOUT_MS)
             return download
         except PlaywrightTimeout:
             if attempt:
