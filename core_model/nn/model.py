@@ -72,8 +72,8 @@ class Transformer(nn.Module):
             self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=cfg.output_bias)
         self.reset_parameters()
         self.tie()
-        if hasattr(self, "generator"):  # its matrix laid out for its product, as a load lays it (fill): a model
-            w = self.generator.weight  # gives the same bits however it was made
+        if hasattr(self, "generator"):  # its matrix laid out for its product as a load lays it (fill), so that a
+            w = self.generator.weight  # model computes the same bits however it was made
             w.data = by_columns(w.data) if values else torch.empty_strided(w.shape, (1, len(w)))
         set_paths(self)
 
