@@ -40,24 +40,10 @@ class NoRandomInit(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-def by_columns(matrix: torch.Tensor, rows: int = 1024) -> torch.Tensor:
-    """The same [vocab, d] matrix stored column by column (its transpose contiguous), copied a block of rows at a
-    time (a whole-matrix strided copy of Qwen2-0.5B's 151,936 × 896 took 0.50 s, by blocks 0.31 s).
-
-    Bookkeeping for speed only: the output layer's product x Wᵀ then reads Wᵀ row by row. Measured (2 threads, 128
-    tokens): SmolLM2-135M's 49,152 × 576 in 28 ms against 32 ms, Qwen2-0.5B's 151,936 × 896 in 144 against 167 ms,
-    the same logits; a tied embedding's lookup of 128 rows then takes 1 ms instead of 0.02."""
-    out = torch.empty_strided(matrix.shape, (1, matrix.shape[0]), dtype=matrix.dtype, device=matrix.device)
-    for first in range(0, matrix.shape[0], rows):
-        out[first:first + rows].copy_(matrix[first:first + rows])
-    return out
-
-
 class Transformer(nn.Module):
     LEAVES = MODEL_LEAVES
 
-    def __init__(self, cfg: ModelConfig, values: bool = True):
-        """The model of `cfg`, initialised at random (values=False: its memory only allocated, see `empty`)."""
+    def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.cfg = cfg
         if cfg.has_encoder:
@@ -72,9 +58,6 @@ class Transformer(nn.Module):
             self.generator = nn.Linear(cfg.d_model, cfg.tgt_vocab_size, bias=cfg.output_bias)
         self.reset_parameters()
         self.tie()
-        if hasattr(self, "generator"):  # its matrix laid out for its product as a load lays it (fill), so that a
-            w = self.generator.weight  # model computes the same bits however it was made
-            w.data = by_columns(w.data) if values else torch.empty_strided(w.shape, (1, len(w)))
         set_paths(self)
 
     def tie(self) -> None:
@@ -84,31 +67,19 @@ class Transformer(nn.Module):
         if self.cfg.mlm_head:
             self.generator.weight = self.src_embed.tok.weight
 
-    def output_matrix(self) -> str | None:
-        """The name under which the output layer's matrix [vocab, d] is filled: the token embedding's when tied."""
-        if not hasattr(self, "generator"):
-            return None
-        if self.cfg.mlm_head:
-            return "src_embed.tok.weight"
-        return "tgt_embed.tok.weight" if self.cfg.has_decoder and self.cfg.tie_embeddings else "generator.weight"
-
     @classmethod
     def empty(cls, cfg: ModelConfig) -> Transformer:
         """The model's structure without weights, for `fill`: no random numbers drawn (GPT-2 small: 2.2 s of a 3.5 s
         load were its random initialisation), and no memory touched. Not on the meta device: its first initialiser
         or arange imports torch._dynamo, 1.9 s of a cold start."""
         with NoRandomInit():
-            return cls(cfg, values=False)
+            return cls(cfg)
 
     def fill(self, weights: dict[str, torch.Tensor], strict: bool = True) -> Transformer:
         """An `empty` model given `weights` as its parameters themselves (load_state_dict's assign: no second copy of
-        the weights in memory; the output matrix alone is copied, by_columns) and the output layer tied again; a
-        parameter left without weights is a ValueError."""
+        the weights in memory) and the output layer tied again; a parameter left without weights is a ValueError."""
         unfilled = dict(self.named_parameters())
-        output = weights.get(self.output_matrix())  # laid out for its product (by_columns), the others by rows; where
-        columns = None if output is None else by_columns(output)  # the output matrix is shared, it is shared still
-        laid = {name: columns if w is output else w.contiguous() for name, w in weights.items()}
-        self.load_state_dict(laid, strict=strict, assign=True)
+        self.load_state_dict({name: w.contiguous() for name, w in weights.items()}, strict=strict, assign=True)
         self.tie()
         missing = [name for name, p in self.named_parameters() if p is unfilled.get(name)]
         if missing:

@@ -140,27 +140,6 @@ def test_an_empty_model_draws_no_random_numbers_and_a_fill_names_what_it_lacks(t
         Transformer.empty(model.cfg).fill(lacking, strict=False)
 
 
-@pytest.mark.parametrize("tied", [False, True])
-def test_the_output_matrix_is_stored_by_columns_however_the_model_is_made(tokenizer, tmp_path, tied):
-    """The output layer's matrix is kept column by column (nn.model.by_columns: its product is faster so) in a new
-    model, an empty one filled and a loaded one alike, so each computes the same bits; a matrix the weights share
-    (T5's one embedding for both sides and the output) stays one tensor."""
-    model = small_model(tokenizer, tie_embeddings=tied)
-    with torch.no_grad():  # one embedding for both sides, as T5's
-        model.src_embed.tok.weight.copy_(model.tgt_embed.tok.weight)
-    weights = model.state_dict()
-    shared = {**weights, "src_embed.tok.weight": weights["tgt_embed.tok.weight"]}  # one tensor, as T5's importer
-    filled = Transformer.empty(model.cfg).fill(shared)
-    loaded = load(save(tmp_path / "ckpt", model, {"src": tokenizer, "tgt": tokenizer}, "")).model
-    ids = torch.tensor([[1, 5, 7, 2]])
-    for made in (model, filled, loaded):
-        assert made.generator.weight.stride() == (1, tokenizer.vocab_size)
-        assert (made.generator.weight is made.tgt_embed.tok.weight) == tied
-        assert torch.equal(made(ids, ids[:, :3]), model(ids, ids[:, :3]))
-    if tied:  # the one matrix, laid out once
-        assert filled.src_embed.tok.weight.data_ptr() == filled.tgt_embed.tok.weight.data_ptr()
-
-
 def test_a_model_built_in_another_thread_meanwhile_is_initialised(tokenizer):
     """NoRandomInit holds in the thread that entered it only: a session training a new model while another loads one
     gets random weights, not empty memory."""
