@@ -114,5 +114,8 @@ def chart(fig, name: str, csv=None, select=False):
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": name, "scale": 2}})
     if csv is not None:
         data = csv if callable(csv) else lambda: csv
-        st.download_button(t("export.csv"), data, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}")
+        # on_click="ignore": no rerun with the download. A rerun started by the click raced the browser's fetch of
+        # the file it was making: under load the download was cancelled, or never came (CI, 2026-12-07).
+        st.download_button(t("export.csv"), data, file_name=f"{name}.csv", mime="text/csv", key=f"csv.{name}",
+                           on_click="ignore")
     return event
