@@ -229,7 +229,9 @@ def test_csv_button_downloads_the_numbers_of_the_sentence_on_screen(open_page):
     page, rec = open_page("self_attention")
     wait_idle(page, charts=1)
     type_sentence(page, "the red car")
-    page.wait_for_function(f"() => {TICKS}.some(t => t.includes('car'))", timeout=TIMEOUT_MS)
+    # the default sentence has "car" too: wait until its "girl" is gone (CI clicked the default's button once)
+    page.wait_for_function(f"() => {TICKS}.some(t => t.includes('car')) && !{TICKS}.some(t => t.includes('girl'))",
+                           timeout=TIMEOUT_MS)
     wait_idle(page, charts=1)
     download = click_for_download(page, page.get_by_role("button", name="Numbers as CSV").first)
     assert download.value.suggested_filename.endswith(".csv")
