@@ -67,7 +67,8 @@ def test_a_trace_by_blocks_is_the_whole_computations_and_an_on_demand_one_equals
         _, whole = run_with_trace(loaded.model, src, tgt)
     assert blocks_from_16 == []
     full, lazy = both(loaded.model, src, tgt)
-    assert bool(blocks_from_16) == loaded.config.has_decoder  # decoders' self-attention; encoders' and cross-attention: whole
+    # decoders' self-attention goes by blocks; encoders' and cross-attention stay whole
+    assert bool(blocks_from_16) == loaded.config.has_decoder
     assert full.names == whole.names and lazy.names == full.names
     assert [n for n in full.names if not np.array_equal(full[n], lazy[n])] == []
     for name in full.names:
