@@ -95,6 +95,32 @@ def test_whole_encoder_decoder_matches_torch_stacks(placement, copy_from_torch):
     assert_activations_close(model(SRC, TGT), model.generator(hidden))
 
 
+@pytest.mark.parametrize("ffn", ["plain", "gated"])
+@pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh", "silu"])
+def test_the_ffn_without_gradients_writes_over_its_first_product_with_the_same_bits(ffn, activation):
+    from core_model.trace import run_with_trace
+
+    model = Transformer(small_config(ffn=ffn, activation=activation, norm_placement="pre"))
+    block = model.decoder.layers[0].ffn
+    first = block.linear1 if ffn == "plain" else block.gate
+    made = []
+    handle = first.register_forward_hook(lambda module, args, out: made.append(out.data_ptr()))
+    try:
+        _, trace = run_with_trace(model, SRC, TGT)
+    finally:
+        handle.remove()
+    kept = trace["decoder.layers.0.ffn.hidden"].__array_interface__["data"][0]
+    assert kept == made[0]  # the activation, and the gate's product, in the first product's own memory
+    x = torch.randn(2, 5, D)
+    with torch.no_grad():
+        written_over = block(x)
+    with torch.enable_grad():
+        with_gradients = block(x)  # out of place: the backward reads what the activation was given
+    with_gradients.sum().backward()
+    assert torch.equal(written_over, with_gradients.detach())
+    assert first.weight.grad is not None
+
+
 @pytest.mark.parametrize("eps", [1e-5, 0.5])
 def test_rms_norm_matches_its_formula(eps):
     # A large eps makes "inside the square root" and "added afterwards" visibly different.
