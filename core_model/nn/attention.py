@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from ..trace.attention_points import AttentionPoints
-from ..trace.hook_points import active, record, scale_scores
+from ..trace.hook_points import active, heads_product, record, scale_scores
 from ..trace.names import ATTN_LEAVES
 from .masks import apply_mask, blocked, masked_softmax, query_blocks
 from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_table, rope_turn
@@ -16,13 +16,14 @@ from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_table, r
 def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None):
     """Scaled dot-product attention, the paper's equation (1): softmax(Q Kᵀ / √d_k + bias, masked) V.
 
-    q [b, h, q, d_k]; k and v [b, h, k, d_k] (a shared key/value head repeated for each of its query heads); mask
-    (True = may attend) and bias (ALiBi's, or None) broadcast to [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
+    q [b, h, q, d_k]; k and v [b, kv, k, d_k], kv = h, or each key/value head shared by h / kv consecutive query heads
+    (grouped-query attention: heads_product); mask (True = may attend) and bias (ALiBi's, or None) broadcast to
+    [b, h, q, k]. Returns (z [b, h, q, d_k], weights [b, h, q, k]). `hook(leaf, value)` sees the split
     points a teacher shows one by one and hands back the value to go on with (the trace's AttentionPoints); the steps
     work in place on the scores, so a hook that keeps a step's value keeps a copy.
     """
     see = hook or _as_is
-    scores = see("scores", q @ k.transpose(-2, -1))  # [b, h, q, k]
+    scores = see("scores", heads_product(q, k.transpose(-2, -1)))  # Q Kᵀ [b, h, q, k]
     if scale:
         scores = scores.div_(math.sqrt(q.shape[-1]))  # each step overwrites the scores (see below)
     if bias is not None:
@@ -33,7 +34,7 @@ def attention(q, k, v, mask=None, bias=None, scale=True, dropout=None, hook=None
     # In place: the [b, h, q, k] scores are the largest arrays here (SmolLM2-135M at 2,048 tokens: 150 MB a layer)
     # and no step needs the one before. Gradients flow through all but the softmax (it must keep its output for
     # them: so with gradients it writes a new tensor); a hook that keeps a step's value keeps a copy.
-    z = see("z", (weights if dropout is None else dropout(weights)) @ v)  # [b, h, q, d_k]
+    z = see("z", heads_product(weights if dropout is None else dropout(weights), v))  # [b, h, q, d_k]
     return z, weights
 
 
@@ -118,12 +119,6 @@ class MultiHeadAttention(nn.Module):
         dims = self.rope_dims if 0 < self.rope_dims < self.d_head else self.d_head
         return rope_table(start, x.shape[1], dims, self.base, self.rope_scaling, x.device)
 
-    def shared(self, x: torch.Tensor) -> torch.Tensor:
-        """K or V [b, kv heads, k, d_head] → [b, h, k, d_head]: each key/value head repeated for the query heads
-        that share it (as transformers' repeat_kv); x itself without grouped-query attention."""
-        group = self.n_heads // self.n_kv_heads
-        return x if group == 1 else x.repeat_interleave(group, dim=1)
-
     def forward(self, x, memory=None, mask=None, start: int = 0, cache: dict | None = None, position_bias=None):
         """x [b, q, d]; memory [b, k, d] for cross-attention (None = self); → (out [b, q, d], weights).
 
@@ -148,14 +143,12 @@ class MultiHeadAttention(nn.Module):
                 record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them
             record(self, "v", v)
             blocking = mask if mask is not None and blocked(mask)[0] else None
-            hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe,
-                                   self.n_heads // self.n_kv_heads)
+            hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe)
         blocks = None if self.training or torch.is_grad_enabled() or memory is not None else query_blocks(mask)
         if blocks and (hook is None or hook.in_blocks(q.dtype)):
-            z, weights = attention_in_blocks(q, self.shared(k), self.shared(v), mask, bias, scale, blocks, hook)
+            z, weights = attention_in_blocks(q, k, v, mask, bias, scale, blocks, hook)
         else:
-            z, weights = attention(q, self.shared(k), self.shared(v), mask, bias, scale,
-                                   self.dropout if self.training else None, hook)
+            z, weights = attention(q, k, v, mask, bias, scale, self.dropout if self.training else None, hook)
         b, h, n, d = z.shape
         out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, h·d_head] → [b, q, d_model]
         record(self, "out", out)

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..trace import Trace, on_device
+from ..trace.hook_points import heads_product
 from .masks import apply_mask, causal_mask, masked_softmax
 from .positional import RopeScaling, alibi_bias, alibi_slopes, rope_angles, rope_rotate
 
@@ -93,8 +94,7 @@ def position_scores(model, cfg, trace: Trace, side: str, stack: str) -> tuple[to
         fields = dict(angles=angles.cpu().numpy())
     else:
         raise ValueError(f"no position signal to show for the kind {cfg.positional!r}.")
-    k = attn.shared(k)  # each key head repeated for the query heads that read it (grouped-query attention)
-    return (q @ k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
+    return heads_product(q, k.transpose(-2, -1))[0] / math.sqrt(cfg.d_head), fields  # [h, n, n]
 
 
 @torch.no_grad()

@@ -22,10 +22,9 @@ class AttentionPoints:
     """attention()'s hook for one call of one attention block: records each step under the block's path."""
     FROM_QK = FROM_QK
 
-    def __init__(self, module, mask, divisor: float | None, bias, bias_recipe, group: int = 1):
-        """`mask`: the block's mask if it blocks any key, else None; `group`: how many query heads share each recorded
-        key head (grouped-query attention), 1 without."""
-        self.module, self.mask, self.divisor, self.group = module, mask, divisor, group
+    def __init__(self, module, mask, divisor: float | None, bias, bias_recipe):
+        """`mask`: the block's mask if it blocks any key, else None."""
+        self.module, self.mask, self.divisor = module, mask, divisor
         self.bias, self.bias_recipe = bias, bias_recipe
         self.scores_noted = False  # are the scores in the trace (kept or derived), so their successors can be derived?
 
@@ -35,7 +34,7 @@ class AttentionPoints:
 
     def scores(self, value) -> None:
         derived = value.dtype == torch.float32 and record_derived(self.module, "scores",
-                                                                  ("product", ("q", "k"), self.group), DERIVED)
+                                                                  ("product", ("q", "k")), DERIVED)
         self.scores_noted = derived or record(self.module, "scores", value, needed_by=DERIVED, copy=True)
 
     def scores_scaled(self, value) -> None:
@@ -58,7 +57,7 @@ class AttentionPoints:
 
     def scores_in_blocks(self) -> None:
         """The score steps of a call made by blocks: derived where the trace wants them, else only reached."""
-        self.scores_noted = record_derived(self.module, "scores", ("product", ("q", "k"), self.group), DERIVED)
+        self.scores_noted = record_derived(self.module, "scores", ("product", ("q", "k")), DERIVED)
         if self.scores_noted:
             record_derived(self.module, "scores_scaled", ("scaled", ("scores",), self.divisor, self.bias_recipe))
             self.scores_masked(None)
