@@ -6,16 +6,19 @@ GPT-2 small (GPT2Config's defaults, 124M), SmolLM2-135M (LlamaConfig: 30 layers,
 heads, 576 wide) and Qwen2-0.5B (Qwen2Config: 24 layers, 14 heads sharing 2, 896 wide, a vocabulary of 151,936).
 They are built once into CACHE and reused while their recipe holds.
 
-Each measurement runs in a fresh child process (`python -m bench.real_size --child MODE FOLDER N`), one at a time,
-with torch on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM (eager
-attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every value,
-only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
-run_with_trace has its on_demand switch). A child reports the forward's wall time (the median of 3 to 5 forwards
-after a first one, whose time it reports beside: `timed`), its peak RSS (getrusage's ru_maxrss: the whole process,
-load included), its VmRSS once the model is loaded and its peak during the forwards alone (the high-water mark
-started again after the load), so a ratio can be given both ways. Each child's result is checked against
-transformers' (or, where transformers is not run, against ours with every value): the last position's likeliest
-token and top logits, and every head's attention row of the last query in the middle layer. A combination whose
+Each kind runs in a fresh child process of its own (`python -m bench.real_size --child MODE FOLDER N`), one at a
+time, with torch on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
+(eager attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every
+value, only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
+run_with_trace has its on_demand switch). A kind's child reports its first forward's wall time and one more
+(`timed`), its peak RSS (getrusage's ru_maxrss: the whole process, load included), its VmRSS once the model is
+loaded and its peak during the forwards alone (the high-water mark started again after the load), so a ratio can be
+given both ways. The times compared come from one more child (`--together MODES FOLDER N`, `together`), which loads
+both models and takes the kinds' forwards in turn, round after round, so that a shared host's drift (the same
+forward took 0.19 s and 0.25 s on one afternoon) moves every kind alike: each ratio is the median of the rounds'.
+Each kind's result is checked against transformers' (or, where transformers is not run, against ours with every
+value): the last position's likeliest token and top logits, and every head's attention row of the last query in the
+middle layer. A combination whose
 estimated peak is over MEMORY_SHARE of the memory available is skipped, saying so (transformers at Qwen2's 2,048
 tokens keeps 5.25 GiB of attention weights alone, ~20 GiB at its peak).
 The cold start: `python -m viz_app.cli --model FOLDER --serve` started as a user starts it, the explorer page opened
@@ -67,7 +70,8 @@ CHART_TOKENS = 512
 MODES = ("transformers", "every", "patterns", "page")
 MODE_NAMES = {"transformers": "transformers eager, output_attentions=True", "every": "ours, every value",
               "patterns": "ours, `*.pattern` only", "page": "ours, what a page draws"}
-TIMED_MIN, REPEATS, BUDGET_S = 3, 5, 8.0  # forwards timed after the first: at least 3, up to 5 within 8 s
+AFTER_FIRST = 1  # a mode's own child: forwards after the first (its peak is a warm forward's, not only the first's)
+ROUNDS_MIN, ROUNDS_MAX, ROUNDS_BUDGET_S = 3, 25, 20.0  # together: rounds of one forward each, 3 to 25 within 20 s
 CHILD_TIMEOUT_S, CHART_TIMEOUT_S = 600, 300
 MEMORY_SHARE = 0.8  # a child may use this share of the memory available when it starts (the machine is shared)
 PATTERN_ATOL, LOGIT_RTOL = 1e-4, 1e-4  # as bench/gpt2.py: attention weights absolute, logits of their largest
@@ -235,8 +239,8 @@ def summary(logits, pattern) -> dict:
     return dict(top=top.tolist(), logits=values.tolist(), rows=np.asarray(pattern)[0, :, -1].tolist())
 
 
-def setup(mode: str, path: Path, mid: int):
-    """(forward(ids), summarize(its result)) of `mode`, its model loaded."""
+def setup(mode: str, path: Path, mid: int, model=None):
+    """(forward(ids), summarize(its result)) of `mode`, its model loaded (ours: `model` where one is given)."""
     if mode == "transformers":
         import transformers
 
@@ -247,7 +251,7 @@ def setup(mode: str, path: Path, mid: int):
             with torch.no_grad():
                 return model(ids, output_attentions=True)
         return forward, lambda out: summary(out.logits, out.attentions[mid])
-    model = checkpoints.load(path, trusted=True).model
+    model = model or checkpoints.load(path, trusted=True).model
     if mode == "page":
         return lambda ids: page_draw(model, ids), lambda out: summary(out[0], out[2]["pattern"])
     names = "*.pattern" if mode == "patterns" else None
@@ -256,13 +260,12 @@ def setup(mode: str, path: Path, mid: int):
 
 
 def timed(forward, summarize, ids) -> tuple[list[float], dict]:
-    """Wall times of forward(ids): a first one, then at least TIMED_MIN and up to REPEATS more while they stay within
-    BUDGET_S; the first result's summary. Each result is dropped before the next forward, so none adds to the next
-    one's peak. The first forward pays what a process pays once (its memory touched for the first time, the kernels'
-    first calls: 10.8 s, then 6.6 and 6.4, for SmolLM2-135M at 2,048 tokens keeping every value), so the time
-    compared is the median of the others; the first is reported beside it."""
+    """Wall times of forward(ids): a first one, then AFTER_FIRST more; the first result's summary. Each result is
+    dropped before the next forward, so none adds to the next one's peak. The first forward pays what a process pays
+    once (its memory touched for the first time, the kernels' first calls: 10.8 s, then 6.6 and 6.4, for SmolLM2-135M
+    at 2,048 tokens keeping every value); its time is reported, and the times compared are together()'s."""
     times, result = [], None
-    while len(times) < 1 + TIMED_MIN or (len(times) < 1 + REPEATS and sum(times[1:]) < BUDGET_S):
+    while len(times) < 1 + AFTER_FIRST:
         start = time.perf_counter()
         out = forward(ids)
         times.append(time.perf_counter() - start)
@@ -296,6 +299,38 @@ def child(mode: str, path: Path, n: int) -> dict:
                 peak_mb=max(peak_mb(), loaded["load_peak_mb"]), **loaded, **result)
 
 
+def together(path: Path, n: int, modes: tuple[str, ...]) -> dict:
+    """The modes' times measured in one process, their forwards taken in turn: a first forward each, then rounds of
+    one forward of each mode, each round starting one mode later, at least ROUNDS_MIN and up to ROUNDS_MAX while they
+    stay within ROUNDS_BUDGET_S. A machine that slows down or speeds up (others' work on a shared host: the same
+    forward took 0.19 s and 0.25 s on one afternoon) does so for every mode alike, so each mode's time over the first
+    mode's in the same round is a ratio that drift does not move; its median is the ratio reported."""
+    torch.set_num_threads(THREADS)
+    ids, mid = ids_of(path, n), dims(path)["layers"] // 2
+    ours = checkpoints.load(path, trusted=True).model if set(modes) - {"transformers"} else None
+    forwards = {mode: setup(mode, path, mid, ours)[0] for mode in modes}
+    times = {mode: [] for mode in modes}
+
+    def once(mode: str) -> float:
+        start = time.perf_counter()
+        out = forwards[mode](ids)
+        took = time.perf_counter() - start
+        del out
+        gc.collect()
+        return took
+
+    for mode in modes:
+        once(mode)
+    rounds, spent = 0, 0.0
+    while rounds < ROUNDS_MIN or (rounds < ROUNDS_MAX and spent < ROUNDS_BUDGET_S):
+        for mode in modes[rounds % len(modes):] + modes[:rounds % len(modes)]:
+            times[mode].append(once(mode))
+        rounds, spent = rounds + 1, spent + sum(t[-1] for t in times.values())
+    first = times[modes[0]]
+    return dict(rounds=rounds, times=times, time_s={mode: statistics.median(t) for mode, t in times.items()},
+                ratio={mode: statistics.median(a / b for a, b in zip(t, first)) for mode, t in times.items()})
+
+
 # ----- the parent: every measurement, one child at a time ----------------------------------------------
 
 def available_gib() -> float:
@@ -315,9 +350,10 @@ def estimate_gib(m: dict, n: int, mode: str) -> float:
     return (base + attn + step + 2 * logits + (acts if mode == "every" else 0)) / GIB
 
 
-def run_child(mode: str, path: Path, n: int) -> dict:
-    """One measurement in a fresh process; {"error": why} when it fails or runs past CHILD_TIMEOUT_S."""
-    cmd = [sys.executable, "-m", "bench.real_size", "--child", mode, str(path), str(n)]
+def run_child(mode: str, path: Path, n: int, flag: str = "--child") -> dict:
+    """One measurement in a fresh process (--together: `mode` is the modes joined by commas); {"error": why} when it
+    fails or runs past CHILD_TIMEOUT_S."""
+    cmd = [sys.executable, "-m", "bench.real_size", flag, mode, str(path), str(n)]
     env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     try:
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
@@ -339,6 +375,28 @@ def measure(path: Path, n: int, mode: str) -> dict:
         return dict(skipped=f"estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the {have:.1f} GiB available")
     print(f"[real size] {path.name}, {n} tokens: {mode} …", file=sys.stderr, flush=True)
     return run_child(mode, path, n)
+
+
+def measure_together(path: Path, n: int, results: dict) -> dict:
+    """The times of the modes whose own child ran, transformers' among them, taken together in one child (together()),
+    or why not: transformers did not run, or both models and the larger forward would not fit."""
+    modes = tuple(mode for mode in MODES if "time_s" in results[mode])
+    if "transformers" not in modes or len(modes) < 2:
+        return dict(skipped="transformers did not run")
+    need = estimate_gib(dims(path), n, "transformers") + estimate_gib(dims(path), n, "every")
+    if need > MEMORY_SHARE * available_gib():
+        return dict(skipped=f"both models: estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the memory available")
+    print(f"[real size] {path.name}, {n} tokens: {', '.join(modes)} together …", file=sys.stderr, flush=True)
+    return run_child(",".join(modes), path, n, "--together")
+
+
+def timed_together(results: dict, both: dict) -> dict:
+    """The modes' results with their times from `both` (measure_together's): time_s its median, time_ratio its
+    median ratio to transformers' in the same round, alone_s the mode's own child's; as they were without them."""
+    if "ratio" not in both:
+        return results
+    return {mode: dict(r, alone_s=r["time_s"], time_s=both["time_s"][mode], time_ratio=both["ratio"][mode])
+            if mode in both["ratio"] else r for mode, r in results.items()}
 
 
 
@@ -368,7 +426,8 @@ def ratios(r: dict, ref: dict) -> dict:
     """A result's time and peak RSS over transformers', and what its forward added to the RSS once loaded (its peak
     during the forwards less its RSS before them) over transformers'."""
     own = (r["forward_peak_mb"] - r["loaded_mb"]) / max(ref["forward_peak_mb"] - ref["loaded_mb"], 1.0)
-    return dict(time=r["time_s"] / ref["time_s"], peak=r["peak_mb"] / ref["peak_mb"], own=own)
+    time_ratio = r.get("time_ratio", r["time_s"] / ref["time_s"])  # together's where measured so
+    return dict(time=time_ratio, peak=r["peak_mb"] / ref["peak_mb"], own=own)
 
 
 def goals_missed(row: dict) -> list[str]:
@@ -388,14 +447,18 @@ def goals_missed(row: dict) -> list[str]:
 
 
 def passed(row: dict) -> bool:
-    """Nothing failed, and every comparison agreed (a row of one result has nothing to compare)."""
+    """Nothing failed (the modes' own children, or their times together), and every comparison agreed (a row of one
+    result has nothing to compare)."""
+    if "error" in row.get("together", {}):
+        return False
     return row["check"]["ok"] or not (row["check"]["diffs"] or row["check"]["failed"])
 
 
 def row(spec: Spec, path: Path, n: int) -> dict:
-    results = {mode: measure(path, n, mode) for mode in MODES}
-    out = dict(model=spec.name, label=spec.label, tokens=n, results=results)
-    return dict(out, check=check(results), missed=goals_missed(out))
+    alone = {mode: measure(path, n, mode) for mode in MODES}
+    both = measure_together(path, n, alone)
+    out = dict(model=spec.name, label=spec.label, tokens=n, results=timed_together(alone, both), together=both)
+    return dict(out, check=check(alone), missed=goals_missed(out))
 
 
 # ----- a cold start to the first chart -------------------------------------------------------------------
@@ -485,14 +548,18 @@ HEAD = "## 10. Models at their real sizes: our traced forward vs transformers, a
 SECTION_TEXT = (
     "Random weights at the real shapes of GPT-2 small (124M), SmolLM2-135M (Llama, 9 query heads sharing 3 key/value "
     "heads) and Qwen2-0.5B (14 sharing 2), built by transformers in bfloat16 and saved with `save_pretrained` "
-    "(`bench/real_size.py`), imported by our importers. Each cell is one fresh child process (`python -m "
-    "bench.real_size --child …`), one at a time, torch on 2 threads, the same ids (bos + a sentence repeated): "
-    "transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
+    "(`bench/real_size.py`), imported by our importers. Four kinds, each in a fresh child process of its own "
+    "(`python -m bench.real_size --child …`), one at a time, torch on 2 threads, the same ids (bos + a sentence "
+    "repeated): transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
     "`run_with_trace` keeping every value, only `*.pattern`, and what a page draws (`page_draw`: `on_demand=True`, "
-    "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time, the median of "
-    "3 to 5 forwards (as many as fit in 8 s) after a first one, in each child alike; the first forward pays what a "
-    "process pays once (memory touched for the first time), and its times are in the last column. Peak RSS: the "
-    "child's `ru_maxrss`, the "
+    "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time, taken with "
+    "the four together in one more child (`--together`, both models loaded): a first forward each, then rounds of one "
+    "forward each, each round starting with the next kind, 3 to 25 rounds (as many as fit in 20 s; the column "
+    "\"times taken\"); the time is the median over the rounds, and its ratio the median of its ratios to "
+    "transformers' in the same round, so a host that slows down or speeds up meanwhile (a shared machine: the same "
+    "forward took 0.19 s and 0.25 s on one afternoon) moves both alike. A kind's own child takes its first forward "
+    "and one more; the first forward pays what a process pays once (memory touched for the first time), and its "
+    "times are in the last column. Peak RSS: the own child's `ru_maxrss`, the "
     "whole process (Python, the libraries, the model's load and the forward; † where the load's peak was the "
     "higher): the ratios in bold use it. In brackets, what the forward adds: its own peak (the high-water mark "
     "started again once the model is loaded, `/proc/self/clear_refs`) less the RSS once loaded, over transformers' "
@@ -543,6 +610,14 @@ def check_cell(c: dict) -> str:
             f"logits {worst_of['logit']:.0e}, patterns {worst_of['pattern']:.0e}")
 
 
+def together_cell(row: dict) -> str:
+    """How the times were taken: the rounds together, or why each mode's own child's time is shown instead."""
+    both = row.get("together", {})
+    if "rounds" in both:
+        return f"{both['rounds']} rounds"
+    return "each alone: " + (both.get("skipped") or f"✗ failed: {both.get('error', 'not run')}")
+
+
 def first_cell(row: dict) -> str:
     """Each mode's first forward, in seconds (MODES' order; — where it did not run)."""
     return " / ".join(f"{r['first_s']:.2f}" if "first_s" in r else "—" for r in map(row["results"].get, MODES))
@@ -567,11 +642,11 @@ def section(result: dict | None, why: str = "") -> list[str]:
     if not result:
         return out + [f"not measured: {why or 'see the failures below'}", ""]
     out += table(["model", "tokens", "transformers: time, peak RSS (once loaded)", MODE_NAMES["every"],
-                  MODE_NAMES["patterns"], MODE_NAMES["page"], "check", "goals",
+                  MODE_NAMES["patterns"], MODE_NAMES["page"], "check", "goals", "times taken",
                   "first forward s: transformers / every value / patterns / page"],
                  [[r["label"], f"{r['tokens']:,}", tf_cell(r["results"]["transformers"]),
                    *(cell(r["results"][m], r["results"]["transformers"]) for m in MODES[1:]),
-                   check_cell(r["check"]), goals_cell(r), first_cell(r)] for r in result["rows"]])
+                   check_cell(r["check"]), goals_cell(r), together_cell(r), first_cell(r)] for r in result["rows"]])
     if result["starts"]:
         out += [STARTS_TEXT, ""] + table(["model", "tokens", "first chart s", "goal", "verdict",
                                           "where the time went", "why no chart"],
@@ -637,6 +712,7 @@ def parse_args(argv):
     ap.add_argument("--tokens", action="append", type=whole(2, max(SIZES)), help="only this length (again for more)")
     ap.add_argument("--no-charts", action="store_true", help="leave out the cold starts to the first chart")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "FOLDER", "TOKENS"), help=argparse.SUPPRESS)
+    ap.add_argument("--together", nargs=3, metavar=("MODES", "FOLDER", "TOKENS"), help=argparse.SUPPRESS)
     ap.add_argument("--build", choices=list(BY_NAME), help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
@@ -647,6 +723,10 @@ def main(argv=None) -> int:
     if args.child:  # one measurement, its result on the line the parent reads
         mode, path, n = args.child
         print("RESULT " + json.dumps(child(mode, Path(path), int(n))), flush=True)
+        return 0
+    if args.together:  # the modes' times, their forwards in turn
+        modes, path, n = args.together
+        print("RESULT " + json.dumps(together(Path(path), int(n), tuple(modes.split(",")))), flush=True)
         return 0
     if args.build:
         folder(BY_NAME[args.build])

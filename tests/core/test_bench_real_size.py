@@ -2,6 +2,7 @@
 measurement checks what it timed, and the section and target rows say what the numbers mean (never timings)."""
 import dataclasses
 import math
+import types
 
 import numpy as np
 import pytest
@@ -67,8 +68,52 @@ def test_every_kind_agrees_with_transformers_at_the_same_ids(tiny, name):
         assert len(r["rows"]) == 4 if name != "gpt2-small-random" else len(r["rows"]) == 2  # one row per head
         assert all(math.isclose(sum(row), 1.0, rel_tol=1e-5) for row in r["rows"])  # a softmax row sums to 1
         assert r["peak_mb"] >= max(r["load_peak_mb"], r["forward_peak_mb"]) and r["loaded_mb"] > 0
-        assert 1 + rs.TIMED_MIN <= len(r["times"]) <= 1 + rs.REPEATS and r["first_s"] == r["times"][0]
+        assert len(r["times"]) == 1 + rs.AFTER_FIRST and r["first_s"] == r["times"][0]
         assert math.isclose(r["time_s"], np.median(r["times"][1:]))  # the first forward is not in the median
+
+
+def test_together_takes_the_kinds_in_turn_and_drift_leaves_their_ratios_alone(tiny, monkeypatch):
+    """A host twice as slow from the middle of a round on: the medians move, the median of the rounds' ratios does not
+    (the round cut in two is one round of five)."""
+    cost = {"transformers": 1.0, "every": 0.9, "patterns": 0.8}
+    clock, calls = [0.0], []
+
+    def setup(mode, path, mid, model=None):
+        def forward(ids):
+            calls.append(mode)
+            clock[0] += cost[mode] * (1 if len(calls) <= 10 else 2)
+            return ids
+        return forward, None
+
+    monkeypatch.setattr(rs, "setup", setup)
+    monkeypatch.setattr(rs, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))  # rs's clock only
+    got = rs.together(tiny["gpt2-small-random"], 8, tuple(cost))
+    assert got["rounds"] == 5  # 3 first forwards, then rounds while under 20 s: 2.7, 5.4, 10.0, 15.4, 20.8
+    assert calls[:6] == ["transformers", "every", "patterns", "transformers", "every", "patterns"]
+    assert calls[6:9] == ["every", "patterns", "transformers"]  # each round starts one kind later
+    assert all(len(t) == 5 for t in got["times"].values())
+    assert got["ratio"] == pytest.approx({"transformers": 1.0, "every": 0.9, "patterns": 0.8})
+    assert got["time_s"]["every"] == pytest.approx(1.8)  # 3 of its 5 forwards ran on the slower host
+
+
+def test_a_rows_times_come_from_together_where_it_ran_and_from_each_child_where_not(tiny, monkeypatch):
+    alone = {"transformers": result(2.0, 1000.0), "every": result(2.2, 1100.0), "patterns": result(1.0, 900.0),
+             "page": dict(skipped="not built yet")}
+    both = dict(rounds=5, time_s={"transformers": 2.5, "every": 2.4, "patterns": 1.2},
+                ratio={"transformers": 1.0, "every": 0.96, "patterns": 0.48})
+    merged = rs.timed_together(alone, both)
+    assert merged["every"]["time_s"] == 2.4 and merged["every"]["alone_s"] == 2.2 and merged["page"] == alone["page"]
+    assert rs.ratios(merged["every"], merged["transformers"])["time"] == 0.96  # not 2.4 / 2.5
+    assert rs.ratios(alone["every"], alone["transformers"])["time"] == pytest.approx(1.1)
+    assert rs.timed_together(alone, dict(skipped="transformers did not run")) is alone
+    row = dict(made_row(128, merged["every"], result(1.0, 500.0), tf=merged["transformers"]), together=both)
+    assert row["missed"] == [] and rs.together_cell(row) == "5 rounds" and rs.passed(row)
+    broken = dict(row, together=dict(error="exit code -9: killed"))
+    assert rs.together_cell(broken) == "each alone: ✗ failed: exit code -9: killed" and not rs.passed(broken)
+    no_tf = dict(alone, transformers=dict(skipped="estimated 20.4 GiB"))
+    assert rs.measure_together(tiny["gpt2-small-random"], 16, no_tf) == {"skipped": "transformers did not run"}
+    monkeypatch.setattr(rs, "available_gib", lambda: 1.0)
+    assert rs.measure_together(tiny["gpt2-small-random"], 16, alone)["skipped"].startswith("both models: estimated ")
 
 
 def test_a_changed_result_fails_its_check():
@@ -86,6 +131,9 @@ def test_a_changed_result_fails_its_check():
 def test_a_child_process_reports_its_measurement_and_a_broken_one_says_why(tiny, tmp_path):
     r = rs.run_child("patterns", tiny["smollm2-135m-random"], 16)
     assert r["mode"] == "patterns" and r["tokens"] == 16 and len(r["rows"]) == 4 and len(r["rows"][0]) == 16
+    both = rs.run_child("transformers,every", tiny["smollm2-135m-random"], 16, "--together")
+    assert both["rounds"] >= rs.ROUNDS_MIN and set(both["ratio"]) == {"transformers", "every"}
+    assert both["ratio"]["transformers"] == 1.0 and all(len(t) == both["rounds"] for t in both["times"].values())
     broken = rs.run_child("every", tmp_path, 16)  # no folder there
     assert broken["error"].startswith("exit code 1: ")
 
