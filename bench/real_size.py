@@ -10,12 +10,13 @@ Each kind runs in a fresh child process of its own (`python -m bench.real_size -
 time, with torch on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
 (eager attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every
 value, only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
-run_with_trace has its on_demand switch). A kind's child reports its first forward's wall time and one more
-(`timed`), its peak RSS (getrusage's ru_maxrss: the whole process, load included), its VmRSS once the model is
-loaded and its peak during the forwards alone (the high-water mark started again after the load), so a ratio can be
-given both ways. The times compared come from one more child (`--together MODES FOLDER N`, `together`), which loads
-both models and takes the kinds' forwards in turn, round after round, so that a shared host's drift (the same
-forward took 0.19 s and 0.25 s on one afternoon) moves every kind alike: each ratio is the median of the rounds'.
+run_with_trace has its on_demand switch). A child loads its model, takes a first forward and then one more for
+each "go" it reads (`child`); the parent keeps the four children of a row alive at once where the memory allows and
+drives them in lockstep, a forward of one at a time, round after round (`lockstep`), so that a shared host's drift
+(the same forward took 0.19 s and 0.25 s on one afternoon) moves every kind alike: each time ratio is the median of
+the rounds'. A child reports its forwards' wall times, its peak RSS (getrusage's ru_maxrss: the whole process, load
+included), its VmRSS once the model is loaded and its peak during the forwards alone (the high-water mark started
+again after the load), so a ratio can be given both ways.
 Each kind's result is checked against transformers' (or, where transformers is not run, against ours with every
 value): the last position's likeliest token and top logits, and every head's attention row of the last query in the
 middle layer. A combination whose
@@ -41,6 +42,7 @@ import inspect
 import json
 import os
 import resource
+import select
 import shutil
 import statistics
 import subprocess
@@ -70,8 +72,8 @@ CHART_TOKENS = 512
 MODES = ("transformers", "every", "patterns", "page")
 MODE_NAMES = {"transformers": "transformers eager, output_attentions=True", "every": "ours, every value",
               "patterns": "ours, `*.pattern` only", "page": "ours, what a page draws"}
-AFTER_FIRST = 1  # a mode's own child: forwards after the first (its peak is a warm forward's, not only the first's)
-ROUNDS_MIN, ROUNDS_MAX, ROUNDS_BUDGET_S = 3, 25, 20.0  # together: rounds of one forward each, 3 to 25 within 20 s
+AFTER_FIRST = 1  # a kind measured alone: forwards after the first (its peak a warm forward's, not only the first's)
+ROUNDS_MIN, ROUNDS_MAX, ROUNDS_BUDGET_S = 3, 25, 20.0  # lockstep: rounds of one forward each, 3 to 25 within 20 s
 CHILD_TIMEOUT_S, CHART_TIMEOUT_S = 600, 300
 MEMORY_SHARE = 0.8  # a child may use this share of the memory available when it starts (the machine is shared)
 PATTERN_ATOL, LOGIT_RTOL = 1e-4, 1e-4  # as bench/gpt2.py: attention weights absolute, logits of their largest
@@ -259,20 +261,11 @@ def setup(mode: str, path: Path, mid: int, model=None):
             lambda out: summary(out[0], out[1].attn("decoder", mid).pattern))
 
 
-def timed(forward, summarize, ids) -> tuple[list[float], dict]:
-    """Wall times of forward(ids): a first one, then AFTER_FIRST more; the first result's summary. Each result is
-    dropped before the next forward, so none adds to the next one's peak. The first forward pays what a process pays
-    once (its memory touched for the first time, the kernels' first calls: 10.8 s, then 6.6 and 6.4, for SmolLM2-135M
-    at 2,048 tokens keeping every value); its time is reported, and the times compared are together()'s."""
-    times, result = [], None
-    while len(times) < 1 + AFTER_FIRST:
-        start = time.perf_counter()
-        out = forward(ids)
-        times.append(time.perf_counter() - start)
-        result = result or summarize(out)
-        del out
-        gc.collect()
-    return times, result
+def once(forward, ids) -> tuple[float, object]:
+    """forward(ids)'s wall time, and its result."""
+    start = time.perf_counter()
+    out = forward(ids)
+    return time.perf_counter() - start, out
 
 
 def reset_peak() -> None:
@@ -285,50 +278,35 @@ def reset_peak() -> None:
         pass
 
 
-def child(mode: str, path: Path, n: int) -> dict:
-    """One mode's measurement: the load's time, RSS after it and peak during it; the forwards' times and peak."""
+def child(mode: str, path: Path, n: int, commands=sys.stdin) -> dict:
+    """One kind's process: the model loaded (the load's time, RSS after it and peak during it), a first forward
+    ("READY seconds" printed), then one more forward for each "go" line read ("TIME seconds"), until the commands
+    end; the forwards' peak, and the first result's summary. Each result is dropped before the next forward, so none
+    adds to the next one's peak. The first forward pays what a process pays once (its memory touched for the first
+    time, the kernels' first calls: 10.8 s, then 6.6 and 6.4, for SmolLM2-135M at 2,048 tokens keeping every value),
+    so the times compared are the others; the first is reported beside them."""
     torch.set_num_threads(THREADS)
     ids = ids_of(path, n)
     start = time.perf_counter()
     forward, summarize = setup(mode, path, dims(path)["layers"] // 2)
     loaded = dict(load_s=time.perf_counter() - start, loaded_mb=rss_mb(), load_peak_mb=peak_mb())
     reset_peak()
-    times, result = timed(forward, summarize, ids)
-    return dict(mode=mode, tokens=n, time_s=statistics.median(times[1:]), first_s=times[0], times=times,
-                forward_peak_mb=peak_mb(),
-                peak_mb=max(peak_mb(), loaded["load_peak_mb"]), **loaded, **result)
-
-
-def together(path: Path, n: int, modes: tuple[str, ...]) -> dict:
-    """The modes' times measured in one process, their forwards taken in turn: a first forward each, then rounds of
-    one forward of each mode, each round starting one mode later, at least ROUNDS_MIN and up to ROUNDS_MAX while they
-    stay within ROUNDS_BUDGET_S. A machine that slows down or speeds up (others' work on a shared host: the same
-    forward took 0.19 s and 0.25 s on one afternoon) does so for every mode alike, so each mode's time over the first
-    mode's in the same round is a ratio that drift does not move; its median is the ratio reported."""
-    torch.set_num_threads(THREADS)
-    ids, mid = ids_of(path, n), dims(path)["layers"] // 2
-    ours = checkpoints.load(path, trusted=True).model if set(modes) - {"transformers"} else None
-    forwards = {mode: setup(mode, path, mid, ours)[0] for mode in modes}
-    times = {mode: [] for mode in modes}
-
-    def once(mode: str) -> float:
-        start = time.perf_counter()
-        out = forwards[mode](ids)
-        took = time.perf_counter() - start
+    first, out = once(forward, ids)
+    result = summarize(out)
+    del out
+    gc.collect()
+    print(f"READY {first}", flush=True)
+    times = []
+    for line in commands:
+        if line.strip() != "go":
+            break
+        took, out = once(forward, ids)
         del out
         gc.collect()
-        return took
-
-    for mode in modes:
-        once(mode)
-    rounds, spent = 0, 0.0
-    while rounds < ROUNDS_MIN or (rounds < ROUNDS_MAX and spent < ROUNDS_BUDGET_S):
-        for mode in modes[rounds % len(modes):] + modes[:rounds % len(modes)]:
-            times[mode].append(once(mode))
-        rounds, spent = rounds + 1, spent + sum(t[-1] for t in times.values())
-    first = times[modes[0]]
-    return dict(rounds=rounds, times=times, time_s={mode: statistics.median(t) for mode, t in times.items()},
-                ratio={mode: statistics.median(a / b for a, b in zip(t, first)) for mode, t in times.items()})
+        times.append(took)
+        print(f"TIME {took}", flush=True)
+    return dict(mode=mode, tokens=n, time_s=statistics.median(times or [first]), first_s=first, times=[first, *times],
+                forward_peak_mb=peak_mb(), peak_mb=max(peak_mb(), loaded["load_peak_mb"]), **loaded, **result)
 
 
 # ----- the parent: every measurement, one child at a time ----------------------------------------------
@@ -350,54 +328,146 @@ def estimate_gib(m: dict, n: int, mode: str) -> float:
     return (base + attn + step + 2 * logits + (acts if mode == "every" else 0)) / GIB
 
 
-def run_child(mode: str, path: Path, n: int, flag: str = "--child") -> dict:
-    """One measurement in a fresh process (--together: `mode` is the modes joined by commas); {"error": why} when it
-    fails or runs past CHILD_TIMEOUT_S."""
-    cmd = [sys.executable, "-m", "bench.real_size", flag, mode, str(path), str(n)]
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    try:
-        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return dict(error=f"ran past {CHILD_TIMEOUT_S} s")
-    found = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
-    if done.returncode or not found:
-        tail = (done.stderr.strip().splitlines() or [f"exit code {done.returncode}"])[-1]
-        return dict(error=f"exit code {done.returncode}: {tail[:300]}")
-    return json.loads(found[-1][len("RESULT "):])
+class Kind:
+    """One kind's child process (`child`), driven a forward at a time through its stdin and stdout."""
+
+    def __init__(self, mode: str, path: Path, n: int):
+        self.mode, self.out, self.err = mode, b"", tempfile.TemporaryFile()
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+        self.proc = subprocess.Popen([sys.executable, "-m", "bench.real_size", "--child", mode, str(path), str(n)],
+                                     cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err)
+        self.deadline = time.monotonic() + CHILD_TIMEOUT_S
+        self.first = self.said("READY")
+
+    def line(self) -> str | None:
+        """The child's next line; None once it has ended, or ran past CHILD_TIMEOUT_S (then it is killed)."""
+        while b"\n" not in self.out:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+                self.proc.kill()
+                return None
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            self.out += chunk
+        line, self.out = self.out.split(b"\n", 1)
+        return line.decode()
+
+    def said(self, word: str) -> str | None:
+        """What follows `word` on the next line that starts with it (other lines are the libraries')."""
+        while (line := self.line()) is not None:
+            if line.startswith(word + " "):
+                return line[len(word) + 1:]
+        return None
+
+    def go(self) -> float | None:
+        """One more forward's time; None when the child is gone."""
+        try:
+            self.proc.stdin.write(b"go\n")
+            self.proc.stdin.flush()
+        except OSError:
+            return None
+        took = self.said("TIME")
+        return None if took is None else float(took)
+
+    def end(self) -> dict:
+        """The child's result once its commands end; {"error": why} when it failed or ran past its time."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        found = self.said("RESULT")
+        code = self.proc.wait()
+        self.proc.stdout.close()
+        self.err.seek(0)
+        tail = (self.err.read().decode(errors="replace").strip().splitlines() or [f"exit code {code}"])[-1]
+        self.err.close()
+        if time.monotonic() > self.deadline:
+            return dict(error=f"ran past {CHILD_TIMEOUT_S} s")
+        if code or found is None:
+            return dict(error=f"exit code {code}: {tail[:300]}")
+        return json.loads(found)
+
+
+def run_child(mode: str, path: Path, n: int) -> dict:
+    """One kind measured alone in a fresh process: its first forward and AFTER_FIRST more."""
+    kind = Kind(mode, path, n)
+    for _ in range(AFTER_FIRST if kind.first is not None else 0):
+        kind.go()
+    return kind.end()
+
+
+def skip_reason(path: Path, n: int, mode: str) -> str | None:
+    """Why a kind is not run: not built yet, or memory it would not find; None when it runs."""
+    if mode == "page" and not on_demand_built():
+        return "not built yet (run_with_trace has no on_demand switch)"
+    need, have = estimate_gib(dims(path), n, mode), available_gib()
+    if need > MEMORY_SHARE * have:
+        return f"estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the {have:.1f} GiB available"
+    return None
 
 
 def measure(path: Path, n: int, mode: str) -> dict:
-    """One child's result, or why it was not run: a mode not built yet, or memory it would not find."""
-    if mode == "page" and not on_demand_built():
-        return dict(skipped="not built yet (run_with_trace has no on_demand switch)")
-    need, have = estimate_gib(dims(path), n, mode), available_gib()
-    if need > MEMORY_SHARE * have:
-        return dict(skipped=f"estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the {have:.1f} GiB available")
-    print(f"[real size] {path.name}, {n} tokens: {mode} …", file=sys.stderr, flush=True)
-    return run_child(mode, path, n)
+    """One kind's result alone, or why it was not run."""
+    why = skip_reason(path, n, mode)
+    return dict(skipped=why) if why else run_child(mode, path, n)
 
 
-def measure_together(path: Path, n: int, results: dict) -> dict:
-    """The times of the modes whose own child ran, transformers' among them, taken together in one child (together()),
-    or why not: transformers did not run, or both models and the larger forward would not fit."""
-    modes = tuple(mode for mode in MODES if "time_s" in results[mode])
-    if "transformers" not in modes or len(modes) < 2:
-        return dict(skipped="transformers did not run")
-    need = estimate_gib(dims(path), n, "transformers") + estimate_gib(dims(path), n, "every")
-    if need > MEMORY_SHARE * available_gib():
-        return dict(skipped=f"both models: estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the memory available")
-    print(f"[real size] {path.name}, {n} tokens: {', '.join(modes)} together …", file=sys.stderr, flush=True)
-    return run_child(",".join(modes), path, n, "--together")
+def groups(path: Path, n: int, modes: list[str]) -> list[list[str]]:
+    """The kinds to run at once, in MODES' order, as many in each group as the memory available holds by their
+    estimates (each kind's peak whole: its process keeps much of it between forwards)."""
+    out, room = [], MEMORY_SHARE * available_gib()
+    for mode in modes:
+        need = estimate_gib(dims(path), n, mode)
+        if out and sum(estimate_gib(dims(path), n, m) for m in out[-1]) + need <= room:
+            out[-1].append(mode)
+        else:
+            out.append([mode])
+    return out
 
 
-def timed_together(results: dict, both: dict) -> dict:
-    """The modes' results with their times from `both` (measure_together's): time_s its median, time_ratio its
-    median ratio to transformers' in the same round, alone_s the mode's own child's; as they were without them."""
-    if "ratio" not in both:
-        return results
-    return {mode: dict(r, alone_s=r["time_s"], time_s=both["time_s"][mode], time_ratio=both["ratio"][mode])
-            if mode in both["ratio"] else r for mode, r in results.items()}
+def lockstep(path: Path, n: int, group: list[str]) -> dict:
+    """The group's kinds, each in its own process, loaded one after another (a load and a first forward have the
+    machine to themselves), then rounds of one forward of each, one process at a time, each round starting one kind
+    later: at least ROUNDS_MIN and up to ROUNDS_MAX while they stay within ROUNDS_BUDGET_S. A host that slows down or
+    speeds up (others' work on a shared machine: the same forward took 0.19 s and 0.25 s on one afternoon) does so for
+    every kind alike, so a kind's time over transformers' in the same round is a ratio that drift does not move; its
+    median over the rounds is the ratio compared (time_ratio). Each process keeps its own memory and its allocator's
+    state, as a user's would: in one process holding both models, the forwards' allocations interleaved, ours took
+    about 100,000 page faults a forward against 25,000 without transformers' between (SmolLM2-135M, 512 tokens)."""
+    kinds = []
+    for mode in group:
+        print(f"[real size] {path.name}, {n} tokens: {mode} …", file=sys.stderr, flush=True)
+        kinds.append(Kind(mode, path, n))
+    ready = [k for k in kinds if k.first is not None]
+    times = {k.mode: [] for k in ready}
+    rounds, spent = 0, 0.0
+    while len(ready) > 1 and (rounds < ROUNDS_MIN or (rounds < ROUNDS_MAX and spent < ROUNDS_BUDGET_S)):
+        took = {k.mode: k.go() for k in ready[rounds % len(ready):] + ready[:rounds % len(ready)]}
+        if None in took.values():  # a child is gone: its end says why
+            break
+        for mode, t in took.items():
+            times[mode].append(t)
+        rounds, spent = rounds + 1, spent + sum(took.values())
+    for k in ready if len(ready) == 1 else []:
+        k.go()  # alone: one forward after the first, as run_child's
+    results = {k.mode: k.end() for k in kinds}
+    tf = times.get("transformers")
+    for mode, t in times.items():
+        if "time_s" in results[mode] and rounds:
+            results[mode].update(rounds=rounds, together=group)
+            if tf and mode != "transformers":
+                results[mode]["time_ratio"] = statistics.median(a / b for a, b in zip(t, tf))
+    return results
 
+
+def measure_row(path: Path, n: int) -> dict:
+    """Every kind's result at n tokens: those that fit at once run in lockstep, the rest in groups after them."""
+    results = {mode: dict(skipped=why) for mode in MODES if (why := skip_reason(path, n, mode))}
+    for group in groups(path, n, [mode for mode in MODES if mode not in results]):
+        results.update(lockstep(path, n, group))
+    return {mode: results[mode] for mode in MODES}
 
 
 def differences(got: dict, ref: dict) -> dict:
@@ -426,7 +496,7 @@ def ratios(r: dict, ref: dict) -> dict:
     """A result's time and peak RSS over transformers', and what its forward added to the RSS once loaded (its peak
     during the forwards less its RSS before them) over transformers'."""
     own = (r["forward_peak_mb"] - r["loaded_mb"]) / max(ref["forward_peak_mb"] - ref["loaded_mb"], 1.0)
-    time_ratio = r.get("time_ratio", r["time_s"] / ref["time_s"])  # together's where measured so
+    time_ratio = r.get("time_ratio", r["time_s"] / ref["time_s"])  # the rounds' where it ran in lockstep with ref
     return dict(time=time_ratio, peak=r["peak_mb"] / ref["peak_mb"], own=own)
 
 
@@ -447,18 +517,14 @@ def goals_missed(row: dict) -> list[str]:
 
 
 def passed(row: dict) -> bool:
-    """Nothing failed (the modes' own children, or their times together), and every comparison agreed (a row of one
-    result has nothing to compare)."""
-    if "error" in row.get("together", {}):
-        return False
+    """Nothing failed, and every comparison agreed (a row of one result has nothing to compare)."""
     return row["check"]["ok"] or not (row["check"]["diffs"] or row["check"]["failed"])
 
 
 def row(spec: Spec, path: Path, n: int) -> dict:
-    alone = {mode: measure(path, n, mode) for mode in MODES}
-    both = measure_together(path, n, alone)
-    out = dict(model=spec.name, label=spec.label, tokens=n, results=timed_together(alone, both), together=both)
-    return dict(out, check=check(alone), missed=goals_missed(out))
+    results = measure_row(path, n)
+    out = dict(model=spec.name, label=spec.label, tokens=n, results=results)
+    return dict(out, check=check(results), missed=goals_missed(out))
 
 
 # ----- a cold start to the first chart -------------------------------------------------------------------
@@ -549,17 +615,17 @@ SECTION_TEXT = (
     "Random weights at the real shapes of GPT-2 small (124M), SmolLM2-135M (Llama, 9 query heads sharing 3 key/value "
     "heads) and Qwen2-0.5B (14 sharing 2), built by transformers in bfloat16 and saved with `save_pretrained` "
     "(`bench/real_size.py`), imported by our importers. Four kinds, each in a fresh child process of its own "
-    "(`python -m bench.real_size --child …`), one at a time, torch on 2 threads, the same ids (bos + a sentence "
+    "(`python -m bench.real_size --child …`), torch on 2 threads, the same ids (bos + a sentence "
     "repeated): transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
     "`run_with_trace` keeping every value, only `*.pattern`, and what a page draws (`page_draw`: `on_demand=True`, "
-    "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time, taken with "
-    "the four together in one more child (`--together`, both models loaded): a first forward each, then rounds of one "
-    "forward each, each round starting with the next kind, 3 to 25 rounds (as many as fit in 20 s; the column "
-    "\"times taken\"); the time is the median over the rounds, and its ratio the median of its ratios to "
-    "transformers' in the same round, so a host that slows down or speeds up meanwhile (a shared machine: the same "
-    "forward took 0.19 s and 0.25 s on one afternoon) moves both alike. A kind's own child takes its first forward "
-    "and one more; the first forward pays what a process pays once (memory touched for the first time), and its "
-    "times are in the last column. Peak RSS: the own child's `ru_maxrss`, the "
+    "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time. The four "
+    "children of a row are loaded one after another and kept alive (as many at once as the memory available holds "
+    "by their estimates), each takes a first forward, then they take one forward each in turn, one child at a time, "
+    "each round starting with the next kind: 3 to 25 rounds, as many as fit in 20 s (the column \"times taken in "
+    "lockstep\"). The time is the median over the rounds, and its ratio the median of its ratios to transformers' "
+    "in the same round, so a host that slows down or speeds up meanwhile (a shared machine: the same forward took "
+    "0.19 s and 0.25 s on one afternoon) moves both alike. The first forward pays what a process pays once (memory "
+    "touched for the first time), and its times are in the last column. Peak RSS: the child's `ru_maxrss`, the "
     "whole process (Python, the libraries, the model's load and the forward; † where the load's peak was the "
     "higher): the ratios in bold use it. In brackets, what the forward adds: its own peak (the high-water mark "
     "started again once the model is loaded, `/proc/self/clear_refs`) less the RSS once loaded, over transformers' "
@@ -610,12 +676,15 @@ def check_cell(c: dict) -> str:
             f"logits {worst_of['logit']:.0e}, patterns {worst_of['pattern']:.0e}")
 
 
-def together_cell(row: dict) -> str:
-    """How the times were taken: the rounds together, or why each mode's own child's time is shown instead."""
-    both = row.get("together", {})
-    if "rounds" in both:
-        return f"{both['rounds']} rounds"
-    return "each alone: " + (both.get("skipped") or f"✗ failed: {both.get('error', 'not run')}")
+def rounds_cell(row: dict) -> str:
+    """How the times were taken: each group of kinds run in lockstep and its rounds; a kind alone."""
+    said = {}
+    for mode in MODES:
+        r = row["results"][mode]
+        if "time_s" in r:
+            group = tuple(r.get("together", [mode]))
+            said[group] = f"{r['rounds']} rounds" if "rounds" in r else "alone"
+    return "; ".join(f"{', '.join(group)}: {how}" for group, how in said.items()) or "—"
 
 
 def first_cell(row: dict) -> str:
@@ -642,11 +711,11 @@ def section(result: dict | None, why: str = "") -> list[str]:
     if not result:
         return out + [f"not measured: {why or 'see the failures below'}", ""]
     out += table(["model", "tokens", "transformers: time, peak RSS (once loaded)", MODE_NAMES["every"],
-                  MODE_NAMES["patterns"], MODE_NAMES["page"], "check", "goals", "times taken",
+                  MODE_NAMES["patterns"], MODE_NAMES["page"], "check", "goals", "times taken in lockstep",
                   "first forward s: transformers / every value / patterns / page"],
                  [[r["label"], f"{r['tokens']:,}", tf_cell(r["results"]["transformers"]),
                    *(cell(r["results"][m], r["results"]["transformers"]) for m in MODES[1:]),
-                   check_cell(r["check"]), goals_cell(r), together_cell(r), first_cell(r)] for r in result["rows"]])
+                   check_cell(r["check"]), goals_cell(r), rounds_cell(r), first_cell(r)] for r in result["rows"]])
     if result["starts"]:
         out += [STARTS_TEXT, ""] + table(["model", "tokens", "first chart s", "goal", "verdict",
                                           "where the time went", "why no chart"],
@@ -712,7 +781,6 @@ def parse_args(argv):
     ap.add_argument("--tokens", action="append", type=whole(2, max(SIZES)), help="only this length (again for more)")
     ap.add_argument("--no-charts", action="store_true", help="leave out the cold starts to the first chart")
     ap.add_argument("--child", nargs=3, metavar=("MODE", "FOLDER", "TOKENS"), help=argparse.SUPPRESS)
-    ap.add_argument("--together", nargs=3, metavar=("MODES", "FOLDER", "TOKENS"), help=argparse.SUPPRESS)
     ap.add_argument("--build", choices=list(BY_NAME), help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
@@ -720,13 +788,9 @@ def parse_args(argv):
 def main(argv=None) -> int:
     """The section and its target rows printed; 1 when a check failed (a goal missed is not a failure)."""
     args = parse_args(argv)
-    if args.child:  # one measurement, its result on the line the parent reads
+    if args.child:  # one kind: a forward per "go" line read, its result on the line the parent reads
         mode, path, n = args.child
         print("RESULT " + json.dumps(child(mode, Path(path), int(n))), flush=True)
-        return 0
-    if args.together:  # the modes' times, their forwards in turn
-        modes, path, n = args.together
-        print("RESULT " + json.dumps(together(Path(path), int(n), tuple(modes.split(",")))), flush=True)
         return 0
     if args.build:
         folder(BY_NAME[args.build])

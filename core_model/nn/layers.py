@@ -69,9 +69,9 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Without gradients the activation and the gate's product are written over the first product's output: at
-        # real size the [b, pos, d_ff] arrays are a layer's largest, and a new one is memory not in the cache
-        # (Qwen2-0.5B at 128 tokens: the forward 4 % faster). The same arithmetic, the same bits.
+        # Without gradients the activation and the gate's product are written over the first product's output: the
+        # [b, pos, d_ff] arrays are a layer's largest, and each new one is memory the cache does not hold (two fewer
+        # a layer). The same arithmetic, the same bits.
         in_place = not torch.is_grad_enabled()
         if self.gate is None:
             hidden = activate(self.activation, self.linear1(x), in_place)  # [b, pos, d_ff]

@@ -2,7 +2,6 @@
 measurement checks what it timed, and the section and target rows say what the numbers mean (never timings)."""
 import dataclasses
 import math
-import types
 
 import numpy as np
 import pytest
@@ -60,7 +59,8 @@ def test_a_tokenizer_as_large_as_qwen2s_embedding_reads_text_back():
 
 @pytest.mark.parametrize("name", list(IMPORTED))
 def test_every_kind_agrees_with_transformers_at_the_same_ids(tiny, name):
-    results = {mode: rs.child(mode, tiny[name], 40) for mode in ("transformers", "every", "patterns")}
+    kinds = ("transformers", "every", "patterns")
+    results = {mode: rs.child(mode, tiny[name], 40, commands=["go\n"]) for mode in kinds}
     c = rs.check(results)
     assert c["reference"] == "transformers" and set(c["diffs"]) == {"every", "patterns"} and c["ok"]
     assert all(d["same_top"] and d["pattern"] <= 1e-6 for d in c["diffs"].values())
@@ -72,48 +72,48 @@ def test_every_kind_agrees_with_transformers_at_the_same_ids(tiny, name):
         assert math.isclose(r["time_s"], np.median(r["times"][1:]))  # the first forward is not in the median
 
 
-def test_together_takes_the_kinds_in_turn_and_drift_leaves_their_ratios_alone(tiny, monkeypatch):
-    """A host twice as slow from the middle of a round on: the medians move, the median of the rounds' ratios does not
-    (the round cut in two is one round of five)."""
-    cost = {"transformers": 1.0, "every": 0.9, "patterns": 0.8}
-    clock, calls = [0.0], []
+class Drifting:
+    """A kind's child as lockstep drives it, on a host twice as slow from the 8th forward on (the middle of a round)."""
+    COST = {"transformers": 1.0, "every": 0.9, "patterns": 0.8}
+    calls: list[str] = []
 
-    def setup(mode, path, mid, model=None):
-        def forward(ids):
-            calls.append(mode)
-            clock[0] += cost[mode] * (1 if len(calls) <= 10 else 2)
-            return ids
-        return forward, None
+    def __init__(self, mode, path, n):
+        self.mode, self.first, self.times = mode, self.COST[mode], []
 
-    monkeypatch.setattr(rs, "setup", setup)
-    monkeypatch.setattr(rs, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))  # rs's clock only
-    got = rs.together(tiny["gpt2-small-random"], 8, tuple(cost))
-    assert got["rounds"] == 5  # 3 first forwards, then rounds while under 20 s: 2.7, 5.4, 10.0, 15.4, 20.8
-    assert calls[:6] == ["transformers", "every", "patterns", "transformers", "every", "patterns"]
-    assert calls[6:9] == ["every", "patterns", "transformers"]  # each round starts one kind later
-    assert all(len(t) == 5 for t in got["times"].values())
-    assert got["ratio"] == pytest.approx({"transformers": 1.0, "every": 0.9, "patterns": 0.8})
-    assert got["time_s"]["every"] == pytest.approx(1.8)  # 3 of its 5 forwards ran on the slower host
+    def go(self):
+        self.calls.append(self.mode)
+        self.times.append(self.COST[self.mode] * (1 if len(self.calls) <= 7 else 2))
+        return self.times[-1]
+
+    def end(self):
+        return dict(result(float(np.median(self.times)), 1000.0), times=[self.first, *self.times])
 
 
-def test_a_rows_times_come_from_together_where_it_ran_and_from_each_child_where_not(tiny, monkeypatch):
-    alone = {"transformers": result(2.0, 1000.0), "every": result(2.2, 1100.0), "patterns": result(1.0, 900.0),
-             "page": dict(skipped="not built yet")}
-    both = dict(rounds=5, time_s={"transformers": 2.5, "every": 2.4, "patterns": 1.2},
-                ratio={"transformers": 1.0, "every": 0.96, "patterns": 0.48})
-    merged = rs.timed_together(alone, both)
-    assert merged["every"]["time_s"] == 2.4 and merged["every"]["alone_s"] == 2.2 and merged["page"] == alone["page"]
-    assert rs.ratios(merged["every"], merged["transformers"])["time"] == 0.96  # not 2.4 / 2.5
-    assert rs.ratios(alone["every"], alone["transformers"])["time"] == pytest.approx(1.1)
-    assert rs.timed_together(alone, dict(skipped="transformers did not run")) is alone
-    row = dict(made_row(128, merged["every"], result(1.0, 500.0), tf=merged["transformers"]), together=both)
-    assert row["missed"] == [] and rs.together_cell(row) == "5 rounds" and rs.passed(row)
-    broken = dict(row, together=dict(error="exit code -9: killed"))
-    assert rs.together_cell(broken) == "each alone: ✗ failed: exit code -9: killed" and not rs.passed(broken)
-    no_tf = dict(alone, transformers=dict(skipped="estimated 20.4 GiB"))
-    assert rs.measure_together(tiny["gpt2-small-random"], 16, no_tf) == {"skipped": "transformers did not run"}
+def test_lockstep_takes_the_kinds_in_turn_and_drift_leaves_their_ratios_alone(tiny, monkeypatch):
+    """The medians move with the host; the median of the rounds' ratios does not (the round cut in two is one of
+    five)."""
+    monkeypatch.setattr(rs, "Kind", Drifting)
+    monkeypatch.setattr(Drifting, "calls", [])
+    got = rs.lockstep(tiny["gpt2-small-random"], 8, list(Drifting.COST))
+    assert Drifting.calls[:6] == ["transformers", "every", "patterns", "every", "patterns", "transformers"]
+    assert all(r["rounds"] == 5 for r in got.values())  # rounds while under 20 s: 2.7, 5.4, 10.0, 15.4, 20.8
+    assert got["every"]["time_ratio"] == pytest.approx(0.9) and got["patterns"]["time_ratio"] == pytest.approx(0.8)
+    assert "time_ratio" not in got["transformers"] and got["every"]["together"] == list(Drifting.COST)
+    assert got["every"]["time_s"] == pytest.approx(1.8)  # 3 of its 5 forwards ran on the slower host
+    assert rs.ratios(got["every"], got["transformers"])["time"] == pytest.approx(0.9)  # not 1.8 / 2.0
+
+
+def test_kinds_run_in_lockstep_as_far_as_the_memory_holds_them(tiny, monkeypatch):
+    path, modes = tiny["gpt2-small-random"], list(rs.MODES)
+    assert rs.groups(path, 16, modes) == [modes]
+    monkeypatch.setattr(rs, "available_gib", lambda: 2 * rs.estimate_gib(rs.dims(path), 16, "every") / 0.8)
+    assert rs.groups(path, 16, modes) == [["transformers", "every"], ["patterns", "page"]]
     monkeypatch.setattr(rs, "available_gib", lambda: 1.0)
-    assert rs.measure_together(tiny["gpt2-small-random"], 16, alone)["skipped"].startswith("both models: estimated ")
+    assert rs.groups(path, 16, modes) == [[m] for m in modes]
+    row = dict(results={"transformers": dict(time_s=1.0, rounds=4, together=["transformers", "every"]),
+                        "every": dict(time_s=0.9, rounds=4, together=["transformers", "every"]),
+                        "patterns": dict(time_s=0.8), "page": dict(skipped="not built yet")})
+    assert rs.rounds_cell(row) == "transformers, every: 4 rounds; patterns: alone"
 
 
 def test_a_changed_result_fails_its_check():
@@ -128,12 +128,16 @@ def test_a_changed_result_fails_its_check():
     assert not rs.check({"transformers": ref, "every": dict(error="exit code -9")})["ok"]
 
 
-def test_a_child_process_reports_its_measurement_and_a_broken_one_says_why(tiny, tmp_path):
+def test_child_processes_report_their_measurements_in_lockstep_and_a_broken_one_says_why(tiny, tmp_path):
     r = rs.run_child("patterns", tiny["smollm2-135m-random"], 16)
     assert r["mode"] == "patterns" and r["tokens"] == 16 and len(r["rows"]) == 4 and len(r["rows"][0]) == 16
-    both = rs.run_child("transformers,every", tiny["smollm2-135m-random"], 16, "--together")
-    assert both["rounds"] >= rs.ROUNDS_MIN and set(both["ratio"]) == {"transformers", "every"}
-    assert both["ratio"]["transformers"] == 1.0 and all(len(t) == both["rounds"] for t in both["times"].values())
+    assert len(r["times"]) == 1 + rs.AFTER_FIRST
+    both = rs.lockstep(tiny["smollm2-135m-random"], 16, ["transformers", "every"])
+    rounds = both["every"]["rounds"]
+    assert rs.ROUNDS_MIN <= rounds <= rs.ROUNDS_MAX and all(len(r["times"]) == 1 + rounds for r in both.values())
+    tf, every = (np.array(both[m]["times"][1:]) for m in ("transformers", "every"))
+    assert both["every"]["time_ratio"] == pytest.approx(float(np.median(every / tf)))
+    assert rs.check(both)["ok"]
     broken = rs.run_child("every", tmp_path, 16)  # no folder there
     assert broken["error"].startswith("exit code 1: ")
 
