@@ -6,8 +6,8 @@ GPT-2 small (GPT2Config's defaults, 124M), SmolLM2-135M (LlamaConfig: 30 layers,
 heads, 576 wide) and Qwen2-0.5B (Qwen2Config: 24 layers, 14 heads sharing 2, 896 wide, a vocabulary of 151,936).
 They are built once into CACHE and reused while their recipe holds.
 
-Each kind runs in a fresh child process of its own (`python -m bench.real_size --child MODE FOLDER N`), one at a
-time, with torch on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
+Each kind runs in a fresh child process of its own (`python -m bench.real_size --child MODE FOLDER N`), with torch
+on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
 (eager attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every
 value, only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
 run_with_trace has its on_demand switch). A child loads its model, takes a first forward and then one more for
@@ -73,7 +73,7 @@ CHART_TOKENS = 512
 MODES = ("transformers", "every", "patterns", "page")
 MODE_NAMES = {"transformers": "transformers eager, output_attentions=True", "every": "ours, every value",
               "patterns": "ours, `*.pattern` only", "page": "ours, what a page draws"}
-AFTER_FIRST = 1  # a kind measured alone: forwards after the first (its peak a warm forward's, not only the first's)
+AFTER_FIRST = 1  # a kind in a group of one: forwards after the first (its peak a warm forward's, not the first's)
 ROUNDS_MIN, ROUNDS_MAX, ROUNDS_BUDGET_S = 3, 25, 20.0  # lockstep: rounds of one forward each, 3 to 25 within 20 s
 CHILD_TIMEOUT_S, CHART_TIMEOUT_S = 600, 300
 MEMORY_SHARE = 0.8  # a child may use this share of the memory available when it starts (the machine is shared)
@@ -242,8 +242,8 @@ def summary(logits, pattern) -> dict:
     return dict(top=top.tolist(), logits=values.tolist(), rows=np.asarray(pattern)[0, :, -1].tolist())
 
 
-def setup(mode: str, path: Path, mid: int, model=None):
-    """(forward(ids), summarize(its result)) of `mode`, its model loaded (ours: `model` where one is given)."""
+def setup(mode: str, path: Path, mid: int):
+    """(forward(ids), summarize(its result)) of `mode`, its model loaded."""
     if mode == "transformers":
         import transformers
 
@@ -254,7 +254,7 @@ def setup(mode: str, path: Path, mid: int, model=None):
             with torch.no_grad():
                 return model(ids, output_attentions=True)
         return forward, lambda out: summary(out.logits, out.attentions[mid])
-    model = model or checkpoints.load(path, trusted=True).model
+    model = checkpoints.load(path, trusted=True).model
     if mode == "page":
         return lambda ids: page_draw(model, ids), lambda out: summary(out[0], out[2]["pattern"])
     names = "*.pattern" if mode == "patterns" else None
@@ -333,20 +333,19 @@ class Kind:
     """One kind's child process (`child`), driven a forward at a time through its stdin and stdout."""
 
     def __init__(self, mode: str, path: Path, n: int):
-        self.mode, self.out, self.err = mode, b"", tempfile.TemporaryFile()
+        self.mode, self.out, self.err, self.silent = mode, b"", tempfile.TemporaryFile(), False
         env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
         self.proc = subprocess.Popen([sys.executable, "-m", "bench.real_size", "--child", mode, str(path), str(n)],
                                      cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.err)
-        self.deadline = time.monotonic() + CHILD_TIMEOUT_S
         self.first = self.said("READY")
 
     def line(self) -> str | None:
-        """The child's next line; None once it has ended, or ran past CHILD_TIMEOUT_S (then it is killed)."""
+        """The child's next line; None once it has ended, or said nothing for CHILD_TIMEOUT_S (then it is killed)."""
         while b"\n" not in self.out:
-            left = self.deadline - time.monotonic()
-            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
+            if not select.select([self.proc.stdout], [], [], CHILD_TIMEOUT_S)[0]:
                 self.proc.kill()
+                self.silent = True
                 return None
             chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
             if not chunk:
@@ -373,7 +372,7 @@ class Kind:
         return None if took is None else float(took)
 
     def end(self) -> dict:
-        """The child's result once its commands end; {"error": why} when it failed or ran past its time."""
+        """The child's result once its commands end; {"error": why} when it failed or fell silent."""
         try:
             self.proc.stdin.close()
         except OSError:
@@ -384,19 +383,11 @@ class Kind:
         self.err.seek(0)
         tail = (self.err.read().decode(errors="replace").strip().splitlines() or [f"exit code {code}"])[-1]
         self.err.close()
-        if time.monotonic() > self.deadline:
-            return dict(error=f"ran past {CHILD_TIMEOUT_S} s")
+        if self.silent:
+            return dict(error=f"said nothing for {CHILD_TIMEOUT_S} s")
         if code or found is None:
             return dict(error=f"exit code {code}: {tail[:300]}")
         return json.loads(found)
-
-
-def run_child(mode: str, path: Path, n: int) -> dict:
-    """One kind measured alone in a fresh process: its first forward and AFTER_FIRST more."""
-    kind = Kind(mode, path, n)
-    for _ in range(AFTER_FIRST if kind.first is not None else 0):
-        kind.go()
-    return kind.end()
 
 
 def skip_reason(path: Path, n: int, mode: str) -> str | None:
@@ -407,12 +398,6 @@ def skip_reason(path: Path, n: int, mode: str) -> str | None:
     if need > MEMORY_SHARE * have:
         return f"estimated {need:.1f} GiB, over {MEMORY_SHARE:.0%} of the {have:.1f} GiB available"
     return None
-
-
-def measure(path: Path, n: int, mode: str) -> dict:
-    """One kind's result alone, or why it was not run."""
-    why = skip_reason(path, n, mode)
-    return dict(skipped=why) if why else run_child(mode, path, n)
 
 
 def groups(path: Path, n: int, modes: list[str]) -> list[list[str]]:
@@ -451,8 +436,8 @@ def lockstep(path: Path, n: int, group: list[str]) -> dict:
         for mode, t in took.items():
             times[mode].append(t)
         rounds, spent = rounds + 1, spent + sum(took.values())
-    for k in ready if len(ready) == 1 else []:
-        k.go()  # alone: one forward after the first, as run_child's
+    for _ in range(AFTER_FIRST if len(ready) == 1 else 0):
+        ready[0].go()  # alone: its first forward and AFTER_FIRST more
     results = {k.mode: k.end() for k in kinds}
     tf = times.get("transformers")
     for mode, t in times.items():

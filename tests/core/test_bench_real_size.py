@@ -128,18 +128,22 @@ def test_a_changed_result_fails_its_check():
     assert not rs.check({"transformers": ref, "every": dict(error="exit code -9")})["ok"]
 
 
-def test_child_processes_report_their_measurements_in_lockstep_and_a_broken_one_says_why(tiny, tmp_path):
-    r = rs.run_child("patterns", tiny["smollm2-135m-random"], 16)
+def test_child_processes_report_their_measurements_in_lockstep_and_a_broken_one_says_why(tiny, tmp_path,
+                                                                                          monkeypatch):
+    r = rs.lockstep(tiny["smollm2-135m-random"], 16, ["patterns"])["patterns"]  # alone: no rounds
     assert r["mode"] == "patterns" and r["tokens"] == 16 and len(r["rows"]) == 4 and len(r["rows"][0]) == 16
-    assert len(r["times"]) == 1 + rs.AFTER_FIRST
+    assert len(r["times"]) == 1 + rs.AFTER_FIRST and "rounds" not in r
     both = rs.lockstep(tiny["smollm2-135m-random"], 16, ["transformers", "every"])
     rounds = both["every"]["rounds"]
     assert rs.ROUNDS_MIN <= rounds <= rs.ROUNDS_MAX and all(len(r["times"]) == 1 + rounds for r in both.values())
     tf, every = (np.array(both[m]["times"][1:]) for m in ("transformers", "every"))
     assert both["every"]["time_ratio"] == pytest.approx(float(np.median(every / tf)))
     assert rs.check(both)["ok"]
-    broken = rs.run_child("every", tmp_path, 16)  # no folder there
+    broken = rs.lockstep(tmp_path, 16, ["every"])["every"]  # no folder there
     assert broken["error"].startswith("exit code 1: ")
+    monkeypatch.setattr(rs, "CHILD_TIMEOUT_S", 0.2)  # importing torch alone takes longer: killed before READY
+    silent = rs.Kind("every", tiny["smollm2-135m-random"], 16)
+    assert silent.first is None and silent.end() == {"error": "said nothing for 0.2 s"}
 
 
 class Pooled(Trace):
@@ -173,11 +177,11 @@ def test_page_draw_reads_every_layers_grid_and_one_middle_layer_whole(tiny, monk
 
 def test_too_much_memory_or_no_on_demand_api_skips_with_the_reason(tiny, monkeypatch):
     monkeypatch.setattr(rs, "available_gib", lambda: 1.0)
-    skipped = rs.measure(tiny["gpt2-small-random"], 1024, "transformers")
-    assert skipped["skipped"].startswith("estimated ") and "80% of the 1.0 GiB available" in skipped["skipped"]
+    skipped = rs.skip_reason(tiny["gpt2-small-random"], 1024, "transformers")
+    assert skipped.startswith("estimated ") and "80% of the 1.0 GiB available" in skipped
     monkeypatch.setattr(rs, "on_demand_built", lambda: False)
-    assert rs.measure(tiny["gpt2-small-random"], 16, "page") == {
-        "skipped": "not built yet (run_with_trace has no on_demand switch)"}
+    page = rs.skip_reason(tiny["gpt2-small-random"], 16, "page")
+    assert page == "not built yet (run_with_trace has no on_demand switch)"
     qwen2 = dict(layers=24, heads=14, d=896, ff=4864, vocab=151936, params=494e6)
     attentions = 24 * 14 * 2048 * 2048 * 4 / 2**30  # 5.25 GiB of attention weights kept by transformers
     assert rs.estimate_gib(qwen2, 2048, "transformers") > 3 * attentions
