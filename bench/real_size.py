@@ -29,8 +29,8 @@ on 512 tokens (bos + 511 of text), seconds from the process's start to the first
     .venv/bin/python -m bench.real_size --quick     # GPT-2 at 128 tokens only, and its cold start: ~1 min
     .venv/bin/python -m bench.run --only-real-size  # the full run, put into BENCHMARKS.md as section 10
 
-The full run took 13 minutes on 2 cores (2026-12-07, a host ~30 % slower than in its quiet hours: each row's
-children in lockstep, 3 to 25 rounds, and the 3 cold starts), plus
+The full run took 12 to 13 minutes on 2 cores (2026-12-07: each row's children in lockstep, 3 to 25 rounds, and
+the 3 cold starts), plus
 ~1 min the first time to build the folders (~1.5 GB in CACHE). `--model NAME` and `--tokens N` (each again for
 more) and `--no-charts` run a part.
 Each prints its section and target rows; the exit code is 1 when a check failed (a goal missed is no failure).
