@@ -98,6 +98,10 @@ CASES = {
                      "has tensor(s) this config has no place for: surprise"),
     "NaN weights": (lambda p: rewrite_weights(p, lambda t: t["generator.bias"].fill_(float("nan"))),
                     "generator.bias holds NaN or infinite values"),
+    "one infinity among finite weights": (lambda p: rewrite_weights(p, lambda t: t["generator.bias"][3:4].fill_(
+        -float("inf"))), "generator.bias holds NaN or infinite values"),
+    "infinities of both signs": (lambda p: rewrite_weights(p, lambda t: t["generator.bias"][:2].copy_(
+        torch.tensor([float("inf"), -float("inf")]))), "generator.bias holds NaN or infinite values"),
     "float64 past float32": (lambda p: rewrite_weights(p, lambda t: t.update(
         {"generator.bias": t["generator.bias"].double().fill_(1e300)})), "generator.bias holds NaN or infinite values"),
     "unknown field": (lambda p: break_config(p, colour="red"), "unknown field(s): colour"),
@@ -162,3 +166,17 @@ def test_weights_of_another_floating_type_load_in_float32(saved, dtype):
     assert {p.dtype for p in model.parameters()} == {torch.float32}
     want = load_st((path / "model.safetensors").read_bytes())["generator.bias"].float()
     assert torch.equal(model.generator.bias, want)
+
+
+def test_finite_weights_whose_sum_overflows_load_as_they_are(saved):
+    """Weights near float32's largest value are finite although their sum is not (the check's quick path): they load
+    unchanged, and an infinity beside them is still refused."""
+    path, _ = saved
+    big = torch.finfo(torch.float32).max / 2
+    rewrite_weights(path, lambda t: t["generator.bias"].fill_(big))
+    assert torch.isinf(load_st((path / "model.safetensors").read_bytes())["generator.bias"].sum())
+    bias = load(path).model.generator.bias
+    assert torch.equal(bias, torch.full_like(bias, big))
+    rewrite_weights(path, lambda t: t["generator.bias"][-1:].fill_(float("inf")))
+    with pytest.raises(CheckpointError, match="generator.bias holds NaN or infinite values"):
+        load(path)
