@@ -15,10 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 import torch
-from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
 
 from .trace import on_device
 
@@ -76,6 +74,9 @@ def gradients(model, src_ids, tgt_ids, position: int = 0, token: int = 0) -> Gra
     The baseline keeps <s>, </s> ([CLS], [SEP]) and puts the padding token everywhere else (Captum's BERT
     tutorial does the same); `position` and `token` are ignored for an encoder.
     """
+    # Imported here, not with the module: Captum brings matplotlib, 0.4 s a server's first visit waited for on 2 cores
+    from captum.attr import LayerGradientXActivation, LayerIntegratedGradients
+
     ids, layer, explained = _objective(model, src_ids, tgt_ids, position, token)
     cfg = model.cfg
     special = torch.isin(ids, torch.tensor([cfg.bos_id, cfg.eos_id], device=ids.device))
@@ -116,6 +117,8 @@ def flow(patterns, sink: np.ndarray) -> np.ndarray:
     """Attention flow: the maximum flow from each input token to an output node fed by the top layer's positions
     with capacities `sink` [n] (one-hot: one position's output; cross-attention weights: a decoder's reading of
     the encoder), through edges (layer l, key j) → (layer l+1, query i) of capacity Ã_{l+1}[i, j]."""
+    import networkx as nx  # here, as Captum is: only the attribution page needs it
+
     n, top = patterns[0].shape[-1], len(patterns)
     graph = nx.DiGraph()
     graph.add_nodes_from((layer, i) for layer in range(top + 1) for i in range(n))
