@@ -91,3 +91,38 @@ def test_table_shapes_and_per_head_values():
     # key 0 gets row 1's whole weight in the previous-token head, 1/4 of every row in the uniform one
     np.testing.assert_allclose(stats["special"], [[0.25, 0.25], [0.25, 0.25]])
     assert set(head_stats.table(patterns, special, cross=True)) == set(head_stats.CROSS_STATS)
+
+
+def test_table_equals_the_definitions_on_random_heads_with_masked_keys_and_empty_rows():
+    """Random causal heads, one with an empty row, one with a weight below float32's smallest normal: every statistic
+    equals its definition written out row by row in float64 (the table finds the live rows once and reads only the
+    special columns)."""
+    rng = np.random.default_rng(3)
+    n = 9
+    p = np.tril(rng.random((2, 3, n, n))).astype(np.float32)
+    p[1, 2, 4] = 0  # a query that may attend to nothing
+    p[0, 1, 6, 2] = 1e-41  # subnormal
+    p /= np.maximum(p.sum(-1, keepdims=True), 1e-30)
+    special = np.zeros(n, bool)
+    special[[0, 3]] = True
+    frame = (np.eye(n, dtype=bool)[0], np.eye(n, dtype=bool)[-1])
+    want = {name: np.zeros((2, 3)) for name in (*head_stats.STATS, *head_stats.FRAME_STATS)}
+    for layer, head in np.ndindex(2, 3):
+        rows = [(i, p[layer, head, i].astype(np.float64)) for i in range(n) if p[layer, head, i].sum() > 0]
+        for name, per_row in {
+            "entropy": lambda i, r: -sum(w * math.log(w) for w in r if w > 0),
+            "distance": lambda i, r: sum(w * abs(i - j) for j, w in enumerate(r)),
+            "special": lambda i, r: r[special].sum(),
+            "cls": lambda i, r: r[frame[0]].sum(),
+            "sep": lambda i, r: r[frame[1]].sum(),
+        }.items():
+            want[name][layer, head] = np.mean([per_row(i, r) for i, r in rows])
+        want["previous"][layer, head] = np.mean([r[i - 1] for i, r in rows if i >= 1])
+    got = head_stats.table(p, special, frame=frame)
+    assert set(got) == set(want)
+    for name in want:
+        np.testing.assert_allclose(got[name], want[name], rtol=1e-6, atol=1e-7, err_msg=name)
+    alone = {"entropy": head_stats.entropy(p), "distance": head_stats.mean_distance(p),
+             "special": head_stats.special_weight(p, special), "previous": head_stats.previous_token(p)}
+    for name, values in alone.items():  # each function by itself finds the same live rows
+        np.testing.assert_array_equal(values, got[name], err_msg=name)
