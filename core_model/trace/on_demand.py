@@ -51,7 +51,7 @@ def pool_block(n_q: int, n_k: int, side: int) -> int:
 
 def pool_max(weights: torch.Tensor, block: int) -> np.ndarray:
     """[..., q, k] → each block × block square's largest weight (a partial square at the edge: of what it covers),
-    as viz_app.figures.attention.pool_max does in numpy: weights are ≥ 0, so its zero padding never wins."""
+    as viz_app.figures.attention.pool_max does in numpy (there without padding)."""
     if block == 1:
         return weights.detach().to(torch.float32).cpu().numpy().copy()
     *lead, n_q, n_k = weights.shape

@@ -196,6 +196,9 @@ def test_pool_max_and_grid_block():
     w = np.arange(9, dtype=np.float32).reshape(3, 3)
     np.testing.assert_array_equal(fa.pool_max(w, 2), [[4, 5], [7, 8]])
     np.testing.assert_array_equal(fa.pool_max(w, 1), w)
+    heads = np.random.default_rng(0).random((2, 5, 7), dtype=np.float32)  # uneven both ways, with a leading axis
+    want = [[[heads[h, r:r + 3, c:c + 3].max() for c in range(0, 7, 3)] for r in range(0, 5, 3)] for h in range(2)]
+    np.testing.assert_array_equal(fa.pool_max(heads, 3), want)
     assert fa.grid_block(12, 250, 250) == 3  # 100 000 // 12 = 8333 cells a head: √(62 500 / 8333) → 3
     assert fa.grid_block(1, 10, 10) == 1
 

@@ -33,15 +33,14 @@ def grid_block(n_plots: int, n_q: int, n_k: int, cells: int = GRID_CELLS, side: 
 
 
 def pool_max(weights, block: int) -> np.ndarray:
-    """Each block × block square replaced by its largest weight (a sharp head stays visible when shrunk)."""
+    """Each block × block square replaced by its largest weight (a sharp head stays visible when shrunk); the last
+    row and column of squares take what is left. Rows first, then columns (ufunc.reduceat: no padded copy)."""
     w = np.asarray(weights, dtype=np.float32)
-    if block == 1:
-        return w
     n_q, n_k = w.shape[-2:]
-    rows, cols = -(-n_q // block), -(-n_k // block)
-    padded = np.zeros(w.shape[:-2] + (rows * block, cols * block), np.float32)  # weights ≥ 0: 0 never wins a max
-    padded[..., :n_q, :n_k] = w
-    return padded.reshape(*w.shape[:-2], rows, block, cols, block).max(axis=(-3, -1))
+    if block == 1 or not n_q or not n_k:
+        return w
+    rows = np.maximum.reduceat(w, np.arange(0, n_q, block), axis=-2)
+    return np.maximum.reduceat(rows, np.arange(0, n_k, block), axis=-1)
 
 
 def tiled(small: np.ndarray, gap: int) -> np.ndarray:
