@@ -37,7 +37,6 @@ TCP_NODELAY on to the connections it accepts.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import gc
 import importlib
 import os
@@ -53,6 +52,7 @@ import torch
 from threadpoolctl import threadpool_limits
 
 import viz_app
+from core_model.trace import heap
 
 from . import fair, own_model
 
@@ -205,16 +205,9 @@ def large_run():
         give_back()
 
 
-try:  # glibc's; other C libraries (macOS, Windows, musl) have none, and give_back does nothing there
-    _malloc_trim = ctypes.CDLL(None).malloc_trim
-except (AttributeError, OSError, TypeError):
-    _malloc_trim = None
-
-
 def give_back() -> None:
-    """Return the free memory malloc holds to the system. An array under 32 MiB (one head's weights at 2,048 tokens)
-    comes from malloc's arenas, one per thread, and stays there once freed: after three 2,048-token runs of a 4-layer
-    model the server held 415-813 MB more than its caches, and 7 MB with this (tests/app/test_real_size.py). It takes
-    20-40 ms after a 1,024-token run of SmolLM2-135M, which gave back 330 MB."""
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    """Return the free memory malloc holds to the system (core_model/trace/heap.py). An array under 32 MiB (one head's
+    weights at 2,048 tokens) comes from malloc's arenas, one per thread, and stays there once freed: after three
+    2,048-token runs of a 4-layer model the server held 415-813 MB more than its caches, and 7 MB with this
+    (tests/app/test_real_size.py). It takes 20-40 ms after a 1,024-token run of SmolLM2-135M, which gave back 330 MB."""
+    heap.give_back()

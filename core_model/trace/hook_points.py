@@ -481,6 +481,7 @@ def recording(scale: bool = True, names=None, stop_after: str | None = None, on_
     (name, tensor) -> tensor keeps part of each value (a copy, so that the rest is freed); `edits` (edits.Edit) change
     values as they are recorded.
     """
+    heap.steady()  # malloc places a forward's arrays the same way whatever the process did before (heap.py)
     recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as, edits)
     token = _ACTIVE.set(recorder)
     try:

@@ -8,6 +8,9 @@ import dataclasses
 import math
 import os
 import pickle
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -395,3 +398,33 @@ def test_a_trace_gives_back_the_heap_each_time_its_kept_values_grow_by_the_step(
         total, since = total + value.nbytes, since + value.nbytes
         trims, since = (trims + 1, 0) if total >= 3 * 2**20 and since >= 2**20 else (trims, since)
     assert total > 5 * 2**20 and trims >= 2 and len(calls) == trims
+
+
+FRESH_PROCESS = """
+import ctypes, ctypes.util
+from core_model import ModelConfig, Transformer, run_with_trace
+
+libc = ctypes.CDLL(ctypes.util.find_library("c"))
+libc.malloc.restype, libc.malloc.argtypes, libc.free.argtypes = ctypes.c_void_p, [ctypes.c_size_t], [ctypes.c_void_p]
+
+def mapped(mib):  # glibc marks a block it mapped on its own by bit 2 (IS_MMAPPED) of the size word before it
+    block = libc.malloc(mib * 2**20)
+    flag = bool(ctypes.c_size_t.from_address(block - ctypes.sizeof(ctypes.c_size_t)).value & 2)
+    libc.free(block)
+    return flag
+
+model = Transformer(ModelConfig(architecture="decoder", tgt_vocab_size=50, d_model=16, n_heads=2, n_decoder_layers=1,
+                                d_ff=32, dropout=0.0)).eval()
+run_with_trace(model, None, [1, 2, 3])  # frees nothing over a few KiB: glibc's own threshold stays low
+print(mapped(20), mapped(40))
+"""
+
+
+@pytest.mark.skipif(heap._libc() is None, reason="the C library is not glibc: no mallopt")
+def test_after_a_trace_malloc_maps_only_arrays_over_32_mib():
+    """In a fresh process that has traced a tiny model (nothing large freed yet, so glibc's moving threshold is
+    still low), a 20 MiB array comes from the heap, where a freed one is reused with its pages, and a 40 MiB one is
+    mapped, and unmapped when freed (heap.steady)."""
+    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parents[2], check=True).stdout.split()
+    assert out == ["False", "True"]
