@@ -7,7 +7,7 @@ heads, 576 wide) and Qwen2-0.5B (Qwen2Config: 24 layers, 14 heads sharing 2, 896
 They are built once into CACHE and reused while their recipe holds.
 
 Each kind runs in a fresh child process of its own (`python -m bench.real_size --child MODE FOLDER N`), with torch
-on 2 threads, on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
+on 2 threads and glibc's malloc thresholds set alike (heap.SETTLED_ENV: transformers' process as ours), on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
 (eager attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every
 value, only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
 run_with_trace has its on_demand switch). A child loads its model, takes a first forward and then one more for
@@ -58,7 +58,7 @@ import torch
 
 from core_model import checkpoints
 from core_model.cli import Parser, whole
-from core_model.trace import run_with_trace
+from core_model.trace import heap, run_with_trace
 
 from . import browser as br
 from .core import ROOT
@@ -334,7 +334,9 @@ class Kind:
 
     def __init__(self, mode: str, path: Path, n: int):
         self.mode, self.out, self.err, self.silent = mode, b"", tempfile.TemporaryFile(), False
-        env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+        # every kind under the same malloc: glibc's thresholds where its own rule ends (core_model/trace/heap.py);
+        # left to move, they had transformers' forwards fault in 24,577 pages each, then 105,186 from the fifth on
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", **heap.SETTLED_ENV)
         self.proc = subprocess.Popen([sys.executable, "-m", "bench.real_size", "--child", mode, str(path), str(n)],
                                      cwd=ROOT, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self.err)
@@ -601,8 +603,9 @@ SECTION_TEXT = (
     "Random weights at the real shapes of GPT-2 small (124M), SmolLM2-135M (Llama, 9 query heads sharing 3 key/value "
     "heads) and Qwen2-0.5B (14 sharing 2), built by transformers in bfloat16 and saved with `save_pretrained` "
     "(`bench/real_size.py`), imported by our importers. Four kinds, each in a fresh child process of its own "
-    "(`python -m bench.real_size --child …`), torch on 2 threads, the same ids (bos + a sentence "
-    "repeated): transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
+    "(`python -m bench.real_size --child …`), torch on 2 threads, glibc's malloc thresholds set alike in every "
+    "child (32 MiB and 64 MiB, `core_model/trace/heap.py`: left to move with what a process has freed, they changed "
+    "a forward's time by over 10 %), the same ids (bos + a sentence repeated): transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
     "`run_with_trace` keeping every value, only `*.pattern`, and what a page draws (`page_draw`: `on_demand=True`, "
     "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time. The four "
     "children of a row are loaded one after another and kept alive (as many at once as the memory available holds "

@@ -22,18 +22,23 @@ Keeping every value of SmolLM2-135M at 128 tokens, in bench/real_size.py's child
 load had freed no large array faulted in 31,500-32,000 pages a forward and took 1.12-1.14× as long as one whose load
 had (which faulted in none); at 512 tokens 1.10-1.16×. `steady` sets both thresholds where glibc's own rule ends,
 32 MiB and 64 MiB, whatever the process did before: no page faulted in again, 0.99× the second process's time.
+Where the environment sets malloc's thresholds already (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, or glibc's
+tunables), that setting stands. SETTLED_ENV is that environment for a process that never traces (bench/real_size.py
+gives it to transformers' process too, so that both are timed under the same malloc).
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import functools
+import os
 
 TRIM_EVERY = 256 * 2**20  # bytes kept between two trims: about one layer of a 135M model at 2,048 tokens
 TRIM_FROM = 3 * 2**29  # 1.5 GiB: a trace keeping less never trims (its forward would pay to touch the pages again)
 MMAP_THRESHOLD = 32 * 2**20  # glibc's ceiling for its own moving threshold (DEFAULT_MMAP_THRESHOLD_MAX, 64-bit)
 TRIM_THRESHOLD = 2 * MMAP_THRESHOLD  # what glibc sets beside it when it moves the threshold
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (malloc.h)
+SETTLED_ENV = {"MALLOC_MMAP_THRESHOLD_": str(MMAP_THRESHOLD), "MALLOC_TRIM_THRESHOLD_": str(TRIM_THRESHOLD)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -49,9 +54,10 @@ def _libc():
 @functools.lru_cache(maxsize=1)
 def steady() -> bool:
     """malloc's thresholds set where glibc's own rule ends (the module's doc), once a process; False where the C
-    library is not glibc and nothing is set."""
+    library is not glibc, or the environment has set them (the module's doc), and nothing is set."""
     libc = _libc()
-    if libc is None:
+    if libc is None or any(os.environ.get(name) for name in SETTLED_ENV) or "malloc" in os.environ.get(
+            "GLIBC_TUNABLES", ""):
         return False
     return bool(libc.mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(libc.mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD))
 

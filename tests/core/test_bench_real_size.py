@@ -2,6 +2,7 @@
 measurement checks what it timed, and the section and target rows say what the numbers mean (never timings)."""
 import dataclasses
 import math
+import subprocess
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ pytest.importorskip("transformers")  # the folders are made by transformers itse
 
 from bench import real_size as rs  # noqa: E402
 from core_model import checkpoints  # noqa: E402
-from core_model.trace import Trace, run_with_trace  # noqa: E402
+from core_model.trace import Trace, heap, run_with_trace  # noqa: E402
 
 TINY = {"GPT2Config": dict(n_layer=3, n_head=2, n_embd=32),
         "LlamaConfig": dict(hidden_size=32, intermediate_size=64, num_hidden_layers=3, num_attention_heads=4,
@@ -142,7 +143,10 @@ def test_child_processes_report_their_measurements_in_lockstep_and_a_broken_one_
     broken = rs.lockstep(tmp_path, 16, ["every"])["every"]  # no folder there
     assert broken["error"].startswith("exit code 1: ")
     monkeypatch.setattr(rs, "CHILD_TIMEOUT_S", 0.2)  # importing torch alone takes longer: killed before READY
+    envs, popen = [], subprocess.Popen
+    monkeypatch.setattr(rs.subprocess, "Popen", lambda *a, **kw: envs.append(kw["env"]) or popen(*a, **kw))
     silent = rs.Kind("every", tiny["smollm2-135m-random"], 16)
+    assert heap.SETTLED_ENV.items() <= envs[0].items()  # every kind's process under the same malloc settings
     assert silent.first is None and silent.end() == {"error": "said nothing for 0.2 s"}
 
 

@@ -401,7 +401,7 @@ def test_a_trace_gives_back_the_heap_each_time_its_kept_values_grow_by_the_step(
 
 
 FRESH_PROCESS = """
-import ctypes, ctypes.util
+import ctypes, ctypes.util, sys
 from core_model import ModelConfig, Transformer, run_with_trace
 
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
@@ -413,18 +413,26 @@ def mapped(mib):  # glibc marks a block it mapped on its own by bit 2 (IS_MMAPPE
     libc.free(block)
     return flag
 
-model = Transformer(ModelConfig(architecture="decoder", tgt_vocab_size=50, d_model=16, n_heads=2, n_decoder_layers=1,
-                                d_ff=32, dropout=0.0)).eval()
-run_with_trace(model, None, [1, 2, 3])  # frees nothing over a few KiB: glibc's own threshold stays low
+if sys.argv[1] == "trace":
+    model = Transformer(ModelConfig(architecture="decoder", tgt_vocab_size=50, d_model=16, n_heads=2,
+                                    n_decoder_layers=1, d_ff=32, dropout=0.0)).eval()
+    run_with_trace(model, None, [1, 2, 3])  # frees nothing over a few KiB: glibc's own threshold stays low
 print(mapped(20), mapped(40))
 """
 
 
 @pytest.mark.skipif(heap._libc() is None, reason="the C library is not glibc: no mallopt")
-def test_after_a_trace_malloc_maps_only_arrays_over_32_mib():
-    """In a fresh process that has traced a tiny model (nothing large freed yet, so glibc's moving threshold is
-    still low), a 20 MiB array comes from the heap, where a freed one is reused with its pages, and a 40 MiB one is
-    mapped, and unmapped when freed (heap.steady)."""
-    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).parents[2], check=True).stdout.split()
-    assert out == ["False", "True"]
+@pytest.mark.parametrize("env, trace, mapped", [
+    ({}, "trace", ["False", "True"]),  # a trace sets the thresholds: 20 MiB from the heap, 40 MiB mapped
+    (heap.SETTLED_ENV, "none", ["False", "True"]),  # the environment a process that never traces is given
+    ({}, "none", ["True", "True"]),  # neither: glibc's threshold has not moved, both mapped
+    ({"MALLOC_MMAP_THRESHOLD_": str(2**20)}, "trace", ["True", "True"]),  # an operator's own setting stands
+])
+def test_malloc_maps_only_arrays_over_32_mib_after_a_trace_unless_the_environment_says(env, trace, mapped):
+    """In a fresh process (nothing large freed yet, so glibc's moving threshold is still low) that has traced a tiny
+    model, a 20 MiB array comes from the heap, where a freed one is reused with its pages, and a 40 MiB one is mapped,
+    and unmapped when freed (heap.steady)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
+    out = subprocess.run([sys.executable, "-c", FRESH_PROCESS, trace], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parents[2], env={**clean, **env}, check=True).stdout.split()
+    assert out == mapped
