@@ -7,10 +7,11 @@ heads, 576 wide) and Qwen2-0.5B (Qwen2Config: 24 layers, 14 heads sharing 2, 896
 They are built once into CACHE and reused while their recipe holds.
 
 Each kind runs in a fresh child process of its own (`python -m bench.real_size --child MODE FOLDER N`), with torch
-on 2 threads and glibc's malloc thresholds set alike (heap.SETTLED_ENV: transformers' process as ours), on the same N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM
-(eager attention, output_attentions=True, the bf16 folder loaded as float32), and our run_with_trace keeping every
-value, only the patterns (names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until
-run_with_trace has its on_demand switch). A child loads its model, takes a first forward and then one more for
+on 2 threads and glibc's malloc thresholds set alike (heap.SETTLED_ENV: transformers' process as ours), on the same
+N ids (bos + a sentence repeated): transformers' AutoModelForCausalLM (eager attention, output_attentions=True,
+the bf16 folder loaded as float32), and our run_with_trace keeping every value, only the patterns
+(names="*.pattern"), and what a page draws (`page_draw`; skipped as "not built yet" until run_with_trace has its
+on_demand switch). A child loads its model, takes a first forward and then one more for
 each "go" it reads (`child`); the parent keeps the four children of a row alive at once where the memory allows and
 drives them in lockstep, a forward of one at a time, round after round (`lockstep`), so that a shared host's drift
 (the same forward took 0.19 s and 0.25 s on one afternoon) moves every kind alike: each time ratio is the median of
@@ -605,7 +606,8 @@ SECTION_TEXT = (
     "(`bench/real_size.py`), imported by our importers. Four kinds, each in a fresh child process of its own "
     "(`python -m bench.real_size --child …`), torch on 2 threads, glibc's malloc thresholds set alike in every "
     "child (32 MiB and 64 MiB, `core_model/trace/heap.py`: left to move with what a process has freed, they changed "
-    "a forward's time by over 10 %), the same ids (bos + a sentence repeated): transformers' AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
+    "a forward's time by over 10 %), the same ids (bos + a sentence repeated): transformers' "
+    "AutoModelForCausalLM (eager attention, `output_attentions=True`, float32), and our "
     "`run_with_trace` keeping every value, only `*.pattern`, and what a page draws (`page_draw`: `on_demand=True`, "
     "every layer's pooled pattern and one middle layer's every value). Time: the forward's wall time. The four "
     "children of a row are loaded one after another and kept alive (as many at once as the memory available holds "
