@@ -53,8 +53,6 @@ def activate(activation: nn.Module, x: torch.Tensor, in_place: bool) -> torch.Te
     return activation(x)
 
 
-
-
 class FeedForward(nn.Module):
     """linear2(act(linear1(x))), applied to every position alike; gated (cfg.ffn, Llama's SwiGLU):
     linear2(act(gate(x)) * linear1(x)), transformers' down_proj(act(gate_proj(x)) * up_proj(x))."""

@@ -290,7 +290,7 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     'sum': the two sources added (a layer's residuals). 'norm': the norm module in the recipe applied to the source
     (the same kernel on the same numbers, one row at a time: the same bits).
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small) by heads_product,
-    as the forward takes it (a key head shared by query heads is not repeated).
+    as the forward takes it (a key head shared by query heads repeated for them).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
     and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked': -inf where the mask blocks, the
     source elsewhere.
