@@ -1,13 +1,14 @@
 """Multi-head attention that hands back its weights; each step is recorded by the trace's hook beside it."""
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 from torch import nn
 
 from ..trace.attention_points import AttentionPoints
-from ..trace.hook_points import active, heads_product, record, scale_scores
+from ..trace.hook_points import active, heads_product, record, record_call, scale_scores
 from ..trace.names import ATTN_LEAVES
 from .masks import apply_mask, blocked, masked_softmax, query_blocks
 from .positional import NO_SCALING, RopeScaling, alibi_bias_range, rope_table, rope_turn
@@ -52,7 +53,7 @@ def attention_in_blocks(q, k, v, mask, bias, scale, blocks, hook=None):
                                                              mask[..., rows, keys], _rows(bias, rows, keys), scale)
         weights[:, :, rows, seen:] = 0.0
     if hook is not None:
-        hook.scores_in_blocks()
+        hook.scores_in_blocks(blocks)
         weights, z = hook("pattern", weights), hook("z", z)
     return z, weights
 
@@ -96,6 +97,12 @@ class MultiHeadAttention(nn.Module):
         b, n, _ = x.shape  # [b, n, heads × d_head]
         return x.view(b, n, heads or self.n_heads, self.d_head).transpose(1, 2)  # [b, heads, n, d_head]
 
+    def heads_of(self, x: torch.Tensor, projection: nn.Linear, heads: int, turn=None) -> torch.Tensor:
+        """x [b, n, d] through one projection, split into heads [b, heads, n, d_head], turned by RoPE's (cos, sin)
+        if given."""
+        out = self.split(projection(x), heads)
+        return out if turn is None else rope_turn(out, *turn, self.rope_layout)
+
     def keys_values(self, x, memory, turn, cache):
         """K and V [b, kv heads, k, d_head] from x (self) or memory (cross), through the cache if given; `turn`: the
         (cos, sin) of RoPE's angles at x's positions (None without RoPE)."""
@@ -103,11 +110,9 @@ class MultiHeadAttention(nn.Module):
         if memory is not None:  # cross-attention: the memory does not change between steps
             if cache is not None and "k" in cache:
                 return cache["k"], cache["v"]
-            k, v = self.split(self.k_proj(memory), kv), self.split(self.v_proj(memory), kv)
+            k, v = self.heads_of(memory, self.k_proj, kv), self.heads_of(memory, self.v_proj, kv)
         else:
-            k, v = self.split(self.k_proj(x), kv), self.split(self.v_proj(x), kv)
-            if turn is not None:
-                k = rope_turn(k, *turn, self.rope_layout)
+            k, v = self.heads_of(x, self.k_proj, kv, turn), self.heads_of(x, self.v_proj, kv)
             if cache is not None and "k" in cache:  # append this step's keys to the earlier ones
                 k, v = torch.cat([cache["k"], k], dim=2), torch.cat([cache["v"], v], dim=2)
         if cache is not None:
@@ -127,29 +132,43 @@ class MultiHeadAttention(nn.Module):
         `position_bias`: (bias [1, h, q, k], the recipe the trace rebuilds it from), made outside the block and
         added to its scores (T5's relative bias, one per stack, shared by its layers), or None.
         """
-        q = self.split(self.q_proj(x))  # [b, h, q, d_head]
         turn = self.rope_turn_table(start, x) if memory is None and self.positional == "rope" else None
+        q = self.heads_of(x, self.q_proj, self.n_heads, turn)  # [b, h, q, d_head]
         k, v = self.keys_values(x, memory, turn, cache)
         bias, recipe = position_bias or (None, None)
-        if turn is not None:
-            q = rope_turn(q, *turn, self.rope_layout)
         if memory is None and self.positional == "alibi":
             arguments = (self.n_heads, start, x.shape[1], k.shape[2])
             bias = alibi_bias_range(*arguments, device=x.device)  # [1, h, q, k]
             recipe = (alibi_bias_range, arguments)  # what the trace rebuilds the bias from, on the host
         scale, hook = self.scaled and scale_scores(), None
         if active() is not None:  # a trace is recording this call: the hook keeps each step (trace/attention_points)
-            for leaf, value in (("q", q), ("k", k)):
-                record(self, leaf, value, needed_by=AttentionPoints.FROM_QK)  # the scores are derived from them
-            record(self, "v", v)
+            self.record_heads(x, memory, turn, cache, q, k, v)
             blocking = mask if mask is not None and blocked(mask)[0] else None
-            hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe)
+            hook = AttentionPoints(self, blocking, math.sqrt(self.d_head) if scale else None, bias, recipe, v)
         blocks = None if self.training or torch.is_grad_enabled() or memory is not None else query_blocks(mask)
         if blocks and (hook is None or hook.in_blocks(q.dtype)):
             z, weights = attention_in_blocks(q, k, v, mask, bias, scale, blocks, hook)
         else:
             z, weights = attention(q, k, v, mask, bias, scale, self.dropout if self.training else None, hook)
-        b, h, n, d = z.shape
-        out = self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))  # [b, q, h·d_head] → [b, q, d_model]
-        record(self, "out", out)
+        out = self.merge_heads(z)
+        record_call(self, "out", out, self.merge_heads, z)  # computed again from z when read
         return out, weights
+
+    def record_heads(self, x, memory, turn, cache, q, k, v) -> None:
+        """Record q, k and v, each to be computed again from what it was projected from when read (keys and values
+        from a cache hold earlier steps': as themselves). The scores are derived from q and k: they come with them."""
+        source, steps = (x, turn) if memory is None else (memory, None)
+        for leaf, value, projection, heads, turned in (("q", q, self.q_proj, self.n_heads, turn),
+                                                      ("k", k, self.k_proj, self.n_kv_heads, steps),
+                                                      ("v", v, self.v_proj, self.n_kv_heads, None)):
+            needed_by = AttentionPoints.FROM_QK if leaf != "v" else ()
+            if leaf != "q" and cache is not None:
+                record(self, leaf, value, needed_by=needed_by)
+                continue
+            made = functools.partial(self.heads_of, projection=projection, heads=heads, turn=turned)
+            record_call(self, leaf, value, made, x if leaf == "q" else source, needed_by=needed_by)
+
+    def merge_heads(self, z: torch.Tensor) -> torch.Tensor:
+        """The heads' outputs z [b, h, q, d_head] side by side [b, q, h·d_head], through W_O → [b, q, d_model]."""
+        b, h, n, d = z.shape
+        return self.out_proj(z.transpose(1, 2).reshape(b, n, h * d))

@@ -8,7 +8,7 @@ from torch import nn
 
 from .attention import MultiHeadAttention
 from ..config import ModelConfig
-from ..trace.hook_points import record, record_as, remember
+from ..trace.hook_points import record, record_as, record_call, remember
 from ..trace.pace import between
 from ..trace.names import EMBED_LEAVES, FFN_LEAVES, LAYER_LEAVES, STACK_LEAVES
 from .positional import LearnedPositions, RelativePositionBias, RopeScaling, SinusoidalPositions, as_given
@@ -67,19 +67,21 @@ class FeedForward(nn.Module):
         self.dropout = nn.Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        # Without gradients the activation and the gate's product are written over the first product's output: the
-        # [b, pos, d_ff] arrays are a layer's largest, and each new one is memory the cache does not hold (two fewer
-        # a layer). The same arithmetic, the same bits.
+        hidden = self.hidden(x)  # [b, pos, d_ff]
+        record_call(self, "hidden", hidden, self.hidden, x)  # both computed again from what they read, when read
+        out = self.linear2(self.dropout(hidden) if self.training else hidden)  # [b, pos, d_model]
+        record_call(self, "out", out, self.linear2, hidden)
+        return out
+
+    def hidden(self, x: torch.Tensor) -> torch.Tensor:
+        """act(linear1(x)), or act(gate(x)) × linear1(x): what linear2 reads. Without gradients the activation and the
+        gate's product are written over the first product's output: the [b, pos, d_ff] arrays are a layer's largest,
+        and each new one is memory the cache does not hold (two fewer a layer). The same arithmetic, the same bits."""
         in_place = not torch.is_grad_enabled()
         if self.gate is None:
-            hidden = activate(self.activation, self.linear1(x), in_place)  # [b, pos, d_ff]
-        else:
-            hidden = activate(self.activation, self.gate(x), in_place)  # act(gate(x)) ...
-            hidden = hidden.mul_(self.linear1(x)) if in_place else hidden * self.linear1(x)  # ... × linear1(x)
-        record(self, "hidden", hidden)
-        out = self.linear2(self.dropout(hidden) if self.training else hidden)  # [b, pos, d_model]
-        record(self, "out", out)
-        return out
+            return activate(self.activation, self.linear1(x), in_place)
+        hidden = activate(self.activation, self.gate(x), in_place)  # act(gate(x)) ...
+        return hidden.mul_(self.linear1(x)) if in_place else hidden * self.linear1(x)  # ... × linear1(x)
 
 
 

@@ -21,6 +21,17 @@ Two ways to keep less (issue 14):
   attention block the recorder keeps recipes (a divisor, the ALiBi bias's parameters, the mask as a
   small bool array shared by every layer) and computes them only when someone reads them. At 512
   tokens each such array of lm-en is 4 MiB per layer, of MiniLM 12 MiB per layer.
+- What a block computes from what it read (issue 36): q, k and v from the norm's output (or the encoder's, for
+  cross-attention), z from the weights and v, the block's output from z, the FFN's hidden layer and output
+  (`record_call`). The forward's input tensors are known by the names the trace gave them (`Recorder.name_of`), so the
+  recipe is the function and those names; reading runs the same function on the same numbers, laid out as they were
+  (`as_tensor`), and gives the forward's bits (tests/core/test_trace_memory.py). A value the trace would only have
+  as a copy (float16 weights, one row of a decoding step, an edited value) is kept as itself, and a layer's output
+  is read where the next layer keeps it as its input (`alias`). A trace keeping every value then keeps each layer's
+  input and weights, the embeddings and the logits: SmolLM2-135M at 512 tokens, 401 MiB where it kept 649, and its
+  forward took 0.96× as long (bench/real_size.py's children in lockstep). Reading is what pays: every value once, one
+  at a time and none held, the score steps aside, took 1.5-1.7 s where it took 0.11-0.12 s (the forward: 0.78 s).
+  An on-demand trace's layer, computed again to be read, keeps them all (`whole`).
 
 The trace room sits below the network: nn's modules import record() from here and their leaf names from
 names.py, and attention() hands its steps to attention_points.AttentionPoints; nothing here imports nn.
@@ -100,7 +111,8 @@ class Recorder:
     """
 
     def __init__(self, scale: bool = True, names=None, stop_after: str | None = None,
-                 on_demand: demand.OnDemand | None = None, half: bool = False, keep_as=None, edits=()):
+                 on_demand: demand.OnDemand | None = None, half: bool = False, keep_as=None, edits=(),
+                 whole: bool = False):
         if on_demand is not None and names is not None:
             raise ValueError("an on-demand trace chooses what it keeps itself: give it no names filter.")
         self.edits = by_name(edits)  # name → [Edit], made in the values as they are recorded (edits.py)
@@ -109,6 +121,7 @@ class Recorder:
         self.scale, self.on_demand = scale, on_demand
         self.half = half  # attention weights kept in float16 (pooled ones too), read as float32
         self.keep_as = keep_as  # (name, tensor) -> what to keep of it, e.g. one row (decoding's steps); None: all
+        self.whole = whole  # what a block computes kept as itself, not computed again when read (record_call)
         self.wants = name_filter(names) if on_demand is None else on_demand.keeps
         self.filter = describe_filter(names)
         self.stop_after = stop_after  # the forward ends once this name is recorded (Stopped)
@@ -120,6 +133,7 @@ class Recorder:
         self.reached: set[str] = set()
         self._masks: dict[int, tuple] = {}  # id(mask tensor) → (tensor, array): one array per mask per call
         self._derived = weakref.WeakValueDictionary()  # a derived array lives while some reader holds it
+        self._named: dict[int, tuple] = {}  # id(tensor) → (weak reference, name): what the forward's tensors are called
         # an on-demand trace's own (on_demand.py): each block's pooled weights (name → (array, block)) and digest,
         # what each stack handed its layers (path → dict), each layer's input tensor ((path, index) → tensor)
         self.pooled: dict[str, tuple[np.ndarray, int]] = {}
@@ -136,10 +150,15 @@ class Recorder:
             raise TypeError("an on-demand trace holds the model's layers to compute from: it is shared, never pickled.")
         for name in list(self.values):
             self.array(name)
-        return {k: v for k, v in self.__dict__.items() if k not in ("_derived", "_masks", "wants", "tally")}
+        for name in [n for n, recipe in self.recipes.items() if recipe[0] == "call"]:  # made now: no module pickled
+            self.values[name] = self.derived(name)
+            del self.recipes[name]
+        skip = ("_derived", "_masks", "_named", "wants", "tally")
+        return {k: v for k, v in self.__dict__.items() if k not in skip}
 
     def __setstate__(self, state):
-        self.__dict__.update(state, _derived=weakref.WeakValueDictionary(), _masks={}, wants=None, tally=heap.Tally())
+        self.__dict__.update(state, _derived=weakref.WeakValueDictionary(), _masks={}, _named={}, wants=None,
+                             tally=heap.Tally())
 
     # --- recording ------------------------------------------------------------------------------
 
@@ -156,6 +175,10 @@ class Recorder:
             if isinstance(tensor, torch.Tensor) and tensor.untyped_storage().data_ptr() == \
                     value.untyped_storage().data_ptr():
                 self.values[kept] = tensor.clone()
+        for key, (ref, _) in list(self._named.items()):  # no value is derived from what the edit changes, as before it
+            tensor = ref()
+            if tensor is None or tensor.untyped_storage().data_ptr() == value.untyped_storage().data_ptr():
+                del self._named[key]
         for edit in self.edits[name]:
             edit.apply(value)
 
@@ -173,8 +196,22 @@ class Recorder:
         value = value.detach() if value.requires_grad else value
         self.values[name] = value if self.keep_as is None else self.keep_as(name, value)
         self.tally.add(getattr(self.values[name], "nbytes", 0))
+        if self.values[name] is value:
+            earlier = self.name_of(value)  # the forward's same tensor, noted as derived: now read where it is kept
+            if earlier in self.recipes and name not in self.edits:
+                self.recipes[earlier] = ("alias", (name,))
+            self.call(name, value)
         if self.on_demand is not None and name.endswith(".resid_pre"):
             self.inputs[demand.layer_of(name)] = self.values[name]  # kept a tensor: the layer runs again on it
+
+    def call(self, name: str, value: torch.Tensor) -> None:
+        """Note that the forward's tensor `value` is what the trace calls `name` (kept as itself, or derived)."""
+        self._named[id(value)] = (weakref.ref(value), name)
+
+    def name_of(self, value: torch.Tensor) -> str | None:
+        """The name of the forward's tensor `value` in this trace (kept as itself, or derived), or None."""
+        ref, name = self._named.get(id(value), (None, None))
+        return name if ref is not None and ref() is value else None
 
     def summarize(self, name: str, weights: torch.Tensor) -> None:
         """An on-demand trace's record of a block's full weights [b, h, q, k]: pooled, and the caller's digest."""
@@ -288,7 +325,9 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     """Recompute a derived value from its sources exactly as the forward computed it in torch.
 
     'sum': the two sources added (a layer's residuals). 'norm': the norm module in the recipe applied to the source
-    (the same kernel on the same numbers, one row at a time: the same bits).
+    (the same kernel on the same numbers, one row at a time: the same bits). 'call': the recipe's function of the
+    sources, on the device the forward ran on (a block's output from what it read: record_call). 'alias': the value
+    kept under another name (the forward's same tensor: a layer's output is the next one's input).
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small) by heads_product,
     as the forward takes it (a key head shared by query heads repeated for them).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
@@ -300,8 +339,15 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         return np.add(first, second)
     if kind == "norm":  # a layer's norm applied again to its input, in torch's memory as in the forward
         (module,) = args
+        device = next(module.parameters(), torch.empty(0)).device
         with torch.no_grad():
-            return module(torch.tensor(recorder[sources[0]])).numpy()
+            return module(as_tensor(recorder[sources[0]], device)).cpu().numpy()
+    if kind == "call":  # as the forward computed it, from what it read: the same kernels on the same numbers
+        function, device = args
+        with torch.no_grad():
+            return function(*(as_tensor(recorder[s], device) for s in sources)).cpu().numpy()
+    if kind == "alias":
+        return recorder[sources[0]].view()
     if kind == "apply":  # a module applied to a tensor the recipe holds (an on-demand trace's logits)
         module, value = args
         with torch.no_grad():
@@ -321,6 +367,13 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         return out if out is not base else base.view()
     (mask,) = args
     return base.view() if mask is None else np.where(mask, base, np.float32(-np.inf))
+
+
+def as_tensor(array: np.ndarray, device: torch.device) -> torch.Tensor:
+    """A copy of `array` as a torch tensor on `device`, its axes laid out in memory in the array's order (a kept value
+    is often a view, such as a projection's heads, [b, pos, heads, d] read as [b, heads, pos, d]), so that a derived
+    value is made from numbers laid out as the forward's were."""
+    return torch.from_numpy(np.array(array, order="K")).to(device)
 
 
 _ACTIVE: ContextVar[Recorder | None] = ContextVar("core_model_trace", default=None)
@@ -423,17 +476,18 @@ def on_demand() -> bool:
 
 
 def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] | None = None) -> bool:
-    """Note '<module path>.<leaf>' as derived by `recipe` (kind, source leaves, args...) from kept values; True if
-    noted. Without `needed_by`, it is noted whenever its sources are kept (derived values come with what they derive
-    from). With `needed_by` (the leaves derived in turn from this one) it is only an offer: noted when its sources are
+    """Note '<module path>.<leaf>' as derived by `recipe` (kind, sources, args...) from kept values; True if
+    noted. A source is a leaf of the module, or a tensor of the forward, named as the trace names it (Recorder.name_of):
+    one the trace has no name for leaves the value to be recorded as itself. Without `needed_by`, it is noted whenever
+    its sources are kept (derived values come with what they derive from). With `needed_by` (the leaves derived in turn from this one) it is only an offer: noted when its sources are
     kept and it or one of those leaves is wanted; otherwise nothing is reached, and the caller records the value."""
     recorder = _ACTIVE.get()
     if recorder is None:
         return False
     name = _name(module, leaf)
     kind, sources, *args = recipe
-    sources = tuple(_name(module, s) for s in sources)
-    noted = all(recorder.available(s) for s in sources)
+    sources = tuple(recorder.name_of(s) if isinstance(s, torch.Tensor) else _name(module, s) for s in sources)
+    noted = all(s is not None and recorder.available(s) for s in sources)
     if needed_by is not None:
         noted = noted and (recorder.wanted(name) or any(recorder.wanted(_name(module, d)) for d in needed_by))
         if not noted:
@@ -447,15 +501,34 @@ def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] 
     return noted
 
 
-def record_as(module, leaf: str, value: torch.Tensor, recipe: tuple) -> None:
-    """Record '<module path>.<leaf>', which the forward computed as `value`, as `recipe` (kind, source leaves, args)
-    when its sources are kept and no edit names it, so that it is computed again when read; else as the value.
-    At real size a [b, pos, d_model] array fewer a layer for each (SmolLM2-135M at 1,024 tokens: 2.25 MiB)."""
+def record_as(module, leaf: str, value: torch.Tensor, recipe: tuple, needed_by: tuple[str, ...] = ()) -> None:
+    """Record '<module path>.<leaf>', which the forward computed as `value`, as `recipe` (kind, sources, args) when
+    its sources are in the trace and no edit names it, so that it is computed again when read; else as the value.
+    `needed_by`: as record's. At real size a [b, pos, d_model] array fewer a layer for each (SmolLM2-135M at 1,024
+    tokens: 2.25 MiB)."""
     recorder = _ACTIVE.get()
     if recorder is None:
         return
-    if _name(module, leaf) in recorder.edits or not record_derived(module, leaf, recipe, needed_by=()):
-        record(module, leaf, value)
+    if _name(module, leaf) in recorder.edits or not record_derived(module, leaf, recipe, needed_by=needed_by):
+        record(module, leaf, value, needed_by=needed_by)
+    else:
+        recorder.call(_name(module, leaf), value)
+
+
+def record_call(module, leaf: str, value: torch.Tensor, function, *inputs: torch.Tensor,
+                needed_by: tuple[str, ...] = ()) -> None:
+    """Record '<module path>.<leaf>', which the forward computed as `function(*inputs)` (`value`), as that recipe when
+    every input is in the trace, as itself otherwise (record_as): what a block computes is computed again from what
+    it read when someone reads it, and a forward that keeps every value keeps only the layers' inputs and the
+    attention weights as arrays of their own. While training, as itself: dropout comes between, and the weights change
+    after the call; and in a `whole` trace (an on-demand trace's layer, computed again to be read)."""
+    recorder = _ACTIVE.get()
+    if recorder is None:
+        return
+    if module.training or recorder.whole:
+        record(module, leaf, value, needed_by=needed_by)
+    else:
+        record_as(module, leaf, value, ("call", inputs, function, value.device), needed_by)
 
 
 def set_paths(model: torch.nn.Module) -> None:
@@ -472,17 +545,17 @@ def scale_scores() -> bool:
 
 @contextlib.contextmanager
 def recording(scale: bool = True, names=None, stop_after: str | None = None, on_demand=None, half: bool = False,
-              keep_as=None, edits=()):
+              keep_as=None, edits=(), whole: bool = False):
     """Record into a fresh Recorder for the duration of the block; yields it (read it like a dict).
 
     `names` filters what is kept (see name_filter); `scale=False` drops every attention block's 1/√d_k;
     `stop_after` makes record() raise Stopped once that name is recorded; `on_demand` (an on_demand.OnDemand)
     keeps what fits and computes a layer's values when read; `half` keeps attention weights in float16; `keep_as`
     (name, tensor) -> tensor keeps part of each value (a copy, so that the rest is freed); `edits` (edits.Edit) change
-    values as they are recorded.
+    values as they are recorded; `whole` keeps what a block computes as itself (record_call).
     """
     heap.steady()  # malloc places a forward's arrays the same way whatever the process did before (heap.py)
-    recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as, edits)
+    recorder = Recorder(scale, names, stop_after, on_demand, half, keep_as, edits, whole)
     token = _ACTIVE.set(recorder)
     try:
         yield recorder

@@ -122,12 +122,12 @@ LAYERS = LayerCache()
 
 
 def recompute(context: dict, x: torch.Tensor, index: int, scale: bool, half: bool, recording) -> object:
-    """Run layer `index` of a stack again on its recorded input `x`, recording everything it computes; → that
-    Recorder. `context` is what Stack.forward handed its layers (hook_points.remember), `recording`
-    hook_points.recording."""
+    """Run layer `index` of a stack again on its recorded input `x`, recording everything it computes, each value
+    kept as itself (`whole`: it is computed to be read); → that Recorder. `context` is what Stack.forward handed its
+    layers (hook_points.remember), `recording` hook_points.recording."""
     stack = context["stack"]
     mask = context["local_mask"] if index in stack.local else context["mask"]
-    with torch.no_grad(), recording(scale, half=half) as layer:
+    with torch.no_grad(), recording(scale, half=half, whole=True) as layer:
         stack.layers[index](x, mask, context["memory"], context["memory_mask"], context["start"], None,
                             context["bias"])
     return layer
