@@ -307,8 +307,21 @@ def child(mode: str, path: Path, n: int, commands=sys.stdin) -> dict:
         gc.collect()
         times.append(took)
         print(f"TIME {took}", flush=True)
+    peaks = dict(forward_peak_mb=peak_mb(), peak_mb=max(peak_mb(), loaded["load_peak_mb"]))
+    reading = dict(read_s=read_once(forward(ids)[1])) if mode == "every" else {}  # after the peaks: not in them
     return dict(mode=mode, tokens=n, time_s=statistics.median(times or [first]), first_s=first, times=[first, *times],
-                forward_peak_mb=peak_mb(), peak_mb=max(peak_mb(), loaded["load_peak_mb"]), **loaded, **result)
+                **peaks, **loaded, **result, **reading)
+
+
+def read_once(trace) -> float:
+    """Seconds to read each value of a trace once, one at a time, none held (what is derived computed again from
+    what it derives from each time), but the three score steps: they are derived from q and k as they were before
+    q, k and the blocks' outputs were (and at 2,048 tokens would be 3 × 9 × 2,048² floats a layer)."""
+    start = time.perf_counter()
+    for name in trace.names:
+        if not name.endswith((".scores", ".scores_scaled", ".scores_masked")):
+            trace[name]
+    return time.perf_counter() - start
 
 
 # ----- the parent: every measurement, one child at a time ----------------------------------------------
@@ -616,7 +629,11 @@ SECTION_TEXT = (
     "lockstep\"). The time is the median over the rounds, and its ratio the median of its ratios to transformers' "
     "in the same round, so a host that slows down or speeds up meanwhile (a shared machine: the same forward took "
     "0.19 s and 0.25 s on one afternoon) moves both alike. The first forward pays what a process pays once (memory "
-    "touched for the first time), and its times are in the last column. Peak RSS: the child's `ru_maxrss`, the "
+    "touched for the first time), and its times are in the column after. A trace keeping every value keeps each "
+    "layer's input and attention weights and the logits; the rest is computed again from them when read, bit for "
+    "bit as the forward made it (`core_model/trace/hook_points.py`): the last column is the seconds its every value "
+    "takes to read once, one at a time and none held, but the three score steps, after a last forward (not in the "
+    "peaks). Peak RSS: the child's `ru_maxrss`, the "
     "whole process (Python, the libraries, the model's load and the forward; † where the load's peak was the "
     "higher): the ratios in bold use it. In brackets, what the forward adds: its own peak (the high-water mark "
     "started again once the model is loaded, `/proc/self/clear_refs`) less the RSS once loaded, over transformers' "
@@ -678,6 +695,11 @@ def rounds_cell(row: dict) -> str:
     return "; ".join(f"{', '.join(group)}: {how}" for group, how in said.items()) or "—"
 
 
+def read_cell(row: dict) -> str:
+    r = row["results"]["every"]
+    return f"{r['read_s']:.2f}" if "read_s" in r else "—"
+
+
 def first_cell(row: dict) -> str:
     """Each mode's first forward, in seconds (MODES' order; — where it did not run)."""
     return " / ".join(f"{r['first_s']:.2f}" if "first_s" in r else "—" for r in map(row["results"].get, MODES))
@@ -703,10 +725,11 @@ def section(result: dict | None, why: str = "") -> list[str]:
         return out + [f"not measured: {why or 'see the failures below'}", ""]
     out += table(["model", "tokens", "transformers: time, peak RSS (once loaded)", MODE_NAMES["every"],
                   MODE_NAMES["patterns"], MODE_NAMES["page"], "check", "goals", "times taken in lockstep",
-                  "first forward s: transformers / every value / patterns / page"],
+                  "first forward s: transformers / every value / patterns / page", "every value read once, s"],
                  [[r["label"], f"{r['tokens']:,}", tf_cell(r["results"]["transformers"]),
                    *(cell(r["results"][m], r["results"]["transformers"]) for m in MODES[1:]),
-                   check_cell(r["check"]), goals_cell(r), rounds_cell(r), first_cell(r)] for r in result["rows"]])
+                   check_cell(r["check"]), goals_cell(r), rounds_cell(r), first_cell(r), read_cell(r)]
+                  for r in result["rows"]])
     if result["starts"]:
         out += [STARTS_TEXT, ""] + table(["model", "tokens", "first chart s", "goal", "verdict",
                                           "where the time went", "why no chart"],

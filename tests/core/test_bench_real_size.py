@@ -140,6 +140,7 @@ def test_child_processes_report_their_measurements_in_lockstep_and_a_broken_one_
     tf, every = (np.array(both[m]["times"][1:]) for m in ("transformers", "every"))
     assert both["every"]["time_ratio"] == pytest.approx(float(np.median(every / tf)))
     assert rs.check(both)["ok"]
+    assert both["every"]["read_s"] > 0 and "read_s" not in both["transformers"] and "read_s" not in r
     broken = rs.lockstep(tmp_path, 16, ["every"])["every"]  # no folder there
     assert broken["error"].startswith("exit code 1: ")
     monkeypatch.setattr(rs, "CHILD_TIMEOUT_S", 0.2)  # importing torch alone takes longer: killed before READY
