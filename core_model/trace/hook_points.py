@@ -331,17 +331,14 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small) by heads_product,
     as the forward takes it (a key head shared by query heads repeated for them).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
-    and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked': -inf where the mask blocks, the
-    source elsewhere.
+    and arguments the recipe names (nn.positional.alibi_bias_range; T5's, shared by a stack, as_given). 'masked':
+    -inf where the mask blocks, the source elsewhere.
     """
     if kind == "sum":  # a residual: what entered plus what a block added, float32 addition (the same bits as torch's)
         first, second = (recorder[s] for s in sources)
         return np.add(first, second)
-    if kind == "norm":  # a layer's norm applied again to its input, in torch's memory as in the forward
-        (module,) = args
-        device = next(module.parameters(), torch.empty(0)).device
-        with torch.no_grad():
-            return module(as_tensor(recorder[sources[0]], device)).cpu().numpy()
+    if kind == "norm":  # a layer's norm applied again to its input, where its weights are, as in the forward
+        kind, args = "call", (args[0], next(args[0].parameters(), torch.empty(0)).device)
     if kind == "call":  # as the forward computed it, from what it read: the same kernels on the same numbers
         function, device = args
         with torch.no_grad():
@@ -359,14 +356,18 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         q, k = torch.from_numpy(base.copy()), torch.from_numpy(others[0].copy())
         return heads_product(q, k.transpose(-2, -1)).numpy()
     if kind == "scaled":
-        divisor, bias = args
-        out = base if divisor is None else base / np.float32(divisor)
-        if bias is not None:
-            rebuild, arguments = bias
-            out = out + rebuild(*arguments).numpy()
-        return out if out is not base else base.view()
+        return _scaled(base, *args)
     (mask,) = args
     return base.view() if mask is None else np.where(mask, base, np.float32(-np.inf))
+
+
+def _scaled(scores: np.ndarray, divisor: float | None, bias) -> np.ndarray:
+    """scores / divisor + the bias rebuilt by its (function, arguments), as the forward computed them."""
+    out = scores if divisor is None else scores / np.float32(divisor)
+    if bias is not None:
+        rebuild, arguments = bias
+        out = out + rebuild(*arguments).numpy()
+    return out if out is not scores else scores.view()
 
 
 def as_tensor(array: np.ndarray, device: torch.device) -> torch.Tensor:
