@@ -11,8 +11,8 @@ has a price: the pages it gives back are touched again by the next allocations (
 At 1,024 tokens a forward took 1.62–1.74 s without, 1.75–1.78 s with; trimming from the first 256 MiB made one at
 512 tokens 9 % slower (0.73 s, 0.67 s); one trim a forward of Qwen2-0.5B at 512 tokens (1.06 GiB kept) made it
 3–5 % slower (2.08–2.15 s, 2.01–2.04 s) for no lower peak. So a trace that keeps less than TRIM_FROM never trims
-(SmolLM2-135M at 1,024 tokens keeps 1.8 GiB). Elsewhere than glibc (macOS, musl) there is no malloc_trim and
-nothing is done.
+(SmolLM2-135M at 1,024 tokens kept 1.8 GiB; 1.31 GiB since what its blocks compute is derived, hook_points.py).
+Elsewhere than glibc (macOS, musl) there is no malloc_trim and nothing is done.
 
 How malloc places an array is set once, before the first trace (`steady`). glibc maps an array over its threshold
 with mmap, and unmaps it when freed; the threshold starts at 128 KiB and rises to the size of the largest mapped
