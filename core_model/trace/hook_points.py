@@ -133,7 +133,7 @@ class Recorder:
         self.reached: set[str] = set()
         self._masks: dict[int, tuple] = {}  # id(mask tensor) → (tensor, array): one array per mask per call
         self._derived = weakref.WeakValueDictionary()  # a derived array lives while some reader holds it
-        self._named: dict[int, tuple] = {}  # id(tensor) → (weak reference, name): what the forward's tensors are called
+        self._named: dict[int, tuple] = {}  # id(tensor) → (weak reference, name): the forward's tensors' names
         # an on-demand trace's own (on_demand.py): each block's pooled weights (name → (array, block)) and digest,
         # what each stack handed its layers (path → dict), each layer's input tensor ((path, index) → tensor)
         self.pooled: dict[str, tuple[np.ndarray, int]] = {}
@@ -326,8 +326,8 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
 
     'sum': the two sources added (a layer's residuals). 'norm': the norm module in the recipe applied to the source
     (the same kernel on the same numbers, one row at a time: the same bits). 'call': the recipe's function of the
-    sources, on the device the forward ran on (a block's output from what it read: record_call). 'alias': the value
-    kept under another name (the forward's same tensor: a layer's output is the next one's input).
+    sources, on the device and the threads the forward ran on (what a block computed from what it read: record_call).
+    'alias': the value kept under another name (the forward's same tensor: a layer's output is the next one's input).
     'product': q @ kᵀ in torch (on copies: torch takes no read-only array, and q and k are small) by heads_product,
     as the forward takes it (a key head shared by query heads repeated for them).
     'scaled': source / divisor (float32, exactly rounded like torch's), + the ALiBi bias rebuilt by the function
@@ -338,11 +338,9 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         first, second = (recorder[s] for s in sources)
         return np.add(first, second)
     if kind == "norm":  # a layer's norm applied again to its input, where its weights are, as in the forward
-        kind, args = "call", (args[0], next(args[0].parameters(), torch.empty(0)).device)
+        kind, args = "call", (args[0], next(args[0].parameters(), torch.empty(0)).device, None)
     if kind == "call":  # as the forward computed it, from what it read: the same kernels on the same numbers
-        function, device = args
-        with torch.no_grad():
-            return function(*(as_tensor(recorder[s], device) for s in sources)).cpu().numpy()
+        return _call(recorder, sources, *args)
     if kind == "alias":
         return recorder[sources[0]].view()
     if kind == "apply":  # a module applied to a tensor the recipe holds (an on-demand trace's logits)
@@ -359,6 +357,22 @@ def derive(recorder: Recorder, kind: str, sources: tuple[str, ...], *args) -> np
         return _scaled(base, *args)
     (mask,) = args
     return base.view() if mask is None else np.where(mask, base, np.float32(-np.inf))
+
+
+def _call(recorder: Recorder, sources: tuple[str, ...], function, device: torch.device, threads: int | None):
+    """function(*sources) as the forward computed it: on its device, with torch on as many threads in this thread as
+    the forward had (a product over a long inner dimension is summed in parts, one per thread: FFN's second product
+    of MiniLM read on 2 threads after a forward on 1 differed in a third of its numbers, by one unit in the last
+    place). torch's count is the calling thread's own (viz_app/serving.settle), so no other thread's changes."""
+    before = torch.get_num_threads()
+    if threads is not None and threads != before:
+        torch.set_num_threads(threads)
+    try:
+        with torch.no_grad():
+            return function(*(as_tensor(recorder[s], device) for s in sources)).cpu().numpy()
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
 
 
 def _scaled(scores: np.ndarray, divisor: float | None, bias) -> np.ndarray:
@@ -480,8 +494,9 @@ def record_derived(module, leaf: str, recipe: tuple, needed_by: tuple[str, ...] 
     """Note '<module path>.<leaf>' as derived by `recipe` (kind, sources, args...) from kept values; True if
     noted. A source is a leaf of the module, or a tensor of the forward, named as the trace names it (Recorder.name_of):
     one the trace has no name for leaves the value to be recorded as itself. Without `needed_by`, it is noted whenever
-    its sources are kept (derived values come with what they derive from). With `needed_by` (the leaves derived in turn from this one) it is only an offer: noted when its sources are
-    kept and it or one of those leaves is wanted; otherwise nothing is reached, and the caller records the value."""
+    its sources are kept (derived values come with what they derive from). With `needed_by` (the leaves derived in
+    turn from this one) it is only an offer: noted when its sources are kept and it or one of those leaves is wanted;
+    otherwise nothing is reached, and the caller records the value."""
     recorder = _ACTIVE.get()
     if recorder is None:
         return False
@@ -529,7 +544,7 @@ def record_call(module, leaf: str, value: torch.Tensor, function, *inputs: torch
     if module.training or recorder.whole:
         record(module, leaf, value, needed_by=needed_by)
     else:
-        record_as(module, leaf, value, ("call", inputs, function, value.device), needed_by)
+        record_as(module, leaf, value, ("call", inputs, function, value.device, torch.get_num_threads()), needed_by)
 
 
 def set_paths(model: torch.nn.Module) -> None:

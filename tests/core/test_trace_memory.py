@@ -225,6 +225,30 @@ def test_block_outputs_are_derived_and_are_the_forwards_bit_for_bit(overrides):
             np.testing.assert_array_equal(full[name], alone[name], err_msg=name)
 
 
+@pytest.mark.parametrize("forward_threads, read_threads", [(1, 2), (2, 1)])
+def test_minilms_block_outputs_read_at_another_thread_count_are_its_forwards(minilm, forward_threads, read_threads):
+    # a server reads a trace while another session's large run has torch on every core (viz_app.serving.large_run)
+    ids = minilm.tokenizers["src"].encode(" ".join(["attention heads read every word of it"] * 16), add_bos=True,
+                                          add_eos=True)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(forward_threads)
+        _, full = run_with_trace(minilm.model, ids)
+        kept = {leaf: kept_alone_of(minilm.model, ids, leaf) for leaf in OUTPUTS}
+        torch.set_num_threads(read_threads)
+        names = [n for n in full.names if n.endswith(OUTPUTS)]
+        assert len(names) == 8 * minilm.config.n_encoder_layers and not any(n in full._recorder.values for n in names)
+        for name in names:
+            np.testing.assert_array_equal(full[name], kept[next(x for x in OUTPUTS if name.endswith(x))][name],
+                                          err_msg=name)
+    finally:
+        torch.set_num_threads(before)
+
+
+def kept_alone_of(model, ids, leaf: str):
+    return run_with_trace(model, ids, names=lambda name: name.endswith(leaf))[1]
+
+
 def test_a_layers_output_is_read_where_the_next_layer_keeps_it_and_keeps_what_it_was_when_that_is_edited():
     from core_model.trace import zero
     model = make_model(architecture="decoder", positional="rope", norm_placement="pre")
