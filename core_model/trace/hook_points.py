@@ -5,7 +5,7 @@ one model shared by many sessions records each call into that call's own Recorde
 `record(self, "leaf", tensor)`; outside a trace that is a single ContextVar lookup. No torch
 hook is registered and nothing is stored on the model.
 
-Two ways to keep less (issue 14):
+Three ways to keep less (issues 14 and 36):
 
 - A names filter (`recording(names=...)`, like TransformerLens's names_filter) decides per name
   whether a value is kept. A value the filter does not want is never converted or kept, so its
@@ -23,15 +23,15 @@ Two ways to keep less (issue 14):
   tokens each such array of lm-en is 4 MiB per layer, of MiniLM 12 MiB per layer.
 - What a block computes from what it read (issue 36): q, k and v from the norm's output (or the encoder's, for
   cross-attention), z from the weights and v, the block's output from z, the FFN's hidden layer and output
-  (`record_call`). The forward's input tensors are known by the names the trace gave them (`Recorder.name_of`), so the
-  recipe is the function and those names; reading runs the same function on the same numbers, laid out as they were
-  (`as_tensor`), and gives the forward's bits (tests/core/test_trace_memory.py). A value the trace would only have
-  as a copy (float16 weights, one row of a decoding step, an edited value) is kept as itself, and a layer's output
-  is read where the next layer keeps it as its input (`alias`). A trace keeping every value then keeps each layer's
-  input and weights, the embeddings and the logits: SmolLM2-135M at 512 tokens, 401 MiB where it kept 649, and its
-  forward took 0.96× as long (bench/real_size.py's children in lockstep). Reading is what pays: every value once, one
-  at a time and none held, the score steps aside, took 1.5-1.7 s where it took 0.11-0.12 s (the forward: 0.78 s).
-  An on-demand trace's layer, computed again to be read, keeps them all (`whole`).
+  (`record_call`). The forward's input tensors are known by the names the trace gave them (`Recorder.name_of`), so
+  the recipe is the function and those names; reading runs the same function on the same numbers, laid out as they
+  were (`as_tensor`), on as many threads, and gives the forward's bits (tests/core/test_trace_memory.py). A value the
+  trace would only have as a copy (float16 weights, one row of a decoding step, an edited value) is kept as itself,
+  and a layer's output is read where the next layer keeps it as its input (`alias`). A trace keeping every value then
+  keeps each layer's input and weights, the embeddings and the logits: SmolLM2-135M at 512 tokens, 401 MiB where it
+  kept 649, and its forward took 0.96× as long (bench/real_size.py's children in lockstep). Reading is what pays:
+  every value once, one at a time and none held, the score steps aside, took 1.5-1.7 s where it took 0.11-0.12 s
+  (the forward: 0.78 s). An on-demand trace's layer, computed again to be read, keeps them all (`whole`).
 
 The trace room sits below the network: nn's modules import record() from here and their leaf names from
 names.py, and attention() hands its steps to attention_points.AttentionPoints; nothing here imports nn.
