@@ -156,17 +156,20 @@ class MultiHeadAttention(nn.Module):
 
     def record_heads(self, x, memory, turn, cache, q, k, v) -> None:
         """Record q, k and v, each to be computed again from what it was projected from when read (keys and values
-        from a cache hold earlier steps': as themselves). The scores are derived from q and k: they come with them."""
-        source, steps = (x, turn) if memory is None else (memory, None)
-        for leaf, value, projection, heads, turned in (("q", q, self.q_proj, self.n_heads, turn),
-                                                      ("k", k, self.k_proj, self.n_kv_heads, steps),
-                                                      ("v", v, self.v_proj, self.n_kv_heads, None)):
-            needed_by = AttentionPoints.FROM_QK if leaf != "v" else ()
-            if leaf != "q" and cache is not None:
-                record(self, leaf, value, needed_by=needed_by)
-                continue
-            made = functools.partial(self.heads_of, projection=projection, heads=heads, turn=turned)
-            record_call(self, leaf, value, made, x if leaf == "q" else source, needed_by=needed_by)
+        from a cache hold earlier steps': as themselves)."""
+        scores = AttentionPoints.FROM_QK  # derived from q and k: they come with them
+        record_call(self, "q", q, self.made_by(self.q_proj, self.n_heads, turn), x, needed_by=scores)
+        if cache is not None:
+            record(self, "k", k, needed_by=scores)
+            record(self, "v", v)
+            return
+        source, turned = (x, turn) if memory is None else (memory, None)
+        record_call(self, "k", k, self.made_by(self.k_proj, self.n_kv_heads, turned), source, needed_by=scores)
+        record_call(self, "v", v, self.made_by(self.v_proj, self.n_kv_heads), source)
+
+    def made_by(self, projection: nn.Linear, heads: int, turn=None):
+        """heads_of with this projection, head count and turn: a function of what is projected."""
+        return functools.partial(self.heads_of, projection=projection, heads=heads, turn=turn)
 
     def merge_heads(self, z: torch.Tensor) -> torch.Tensor:
         """The heads' outputs z [b, h, q, d_head] side by side [b, q, h·d_head], through W_O → [b, q, d_model]."""

@@ -200,11 +200,11 @@ class Recorder:
             earlier = self.name_of(value)  # the forward's same tensor, noted as derived: now read where it is kept
             if earlier in self.recipes and name not in self.edits:
                 self.recipes[earlier] = ("alias", (name,))
-            self.call(name, value)
+            self.note_name(name, value)
         if self.on_demand is not None and name.endswith(".resid_pre"):
             self.inputs[demand.layer_of(name)] = self.values[name]  # kept a tensor: the layer runs again on it
 
-    def call(self, name: str, value: torch.Tensor) -> None:
+    def note_name(self, name: str, value: torch.Tensor) -> None:
         """Note that the forward's tensor `value` is what the trace calls `name` (kept as itself, or derived)."""
         self._named[id(value)] = (weakref.ref(value), name)
 
@@ -528,7 +528,7 @@ def record_as(module, leaf: str, value: torch.Tensor, recipe: tuple, needed_by: 
     if _name(module, leaf) in recorder.edits or not record_derived(module, leaf, recipe, needed_by=needed_by):
         record(module, leaf, value, needed_by=needed_by)
     else:
-        recorder.call(_name(module, leaf), value)
+        recorder.note_name(_name(module, leaf), value)
 
 
 def record_call(module, leaf: str, value: torch.Tensor, function, *inputs: torch.Tensor,

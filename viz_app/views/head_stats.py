@@ -24,8 +24,10 @@ def live_rows(p) -> np.ndarray:
     return np.asarray(p).sum(axis=-1, dtype=np.float64) > 0
 
 
-def _row_mean(values: np.ndarray, live: np.ndarray) -> np.ndarray:
-    """Mean of per-row `values` [..., q] over the `live` rows (live_rows)."""
+def _row_mean(values: np.ndarray, p: np.ndarray, live=None) -> np.ndarray:
+    """Mean of per-row `values` [..., q] over the rows of `p` that carry weight (`live`: live_rows(p), when the caller
+    has it already)."""
+    live = live_rows(p) if live is None else live
     with warnings.catch_warnings():  # a head with no live row gives NaN, said as "empty" on the page
         warnings.simplefilter("ignore", RuntimeWarning)
         return np.nanmean(np.where(live, values.astype(np.float64), np.nan), axis=-1)
@@ -38,7 +40,7 @@ def entropy(p, live=None) -> np.ndarray:
     terms = np.maximum(p, TINY)  # log(0) would be -inf: a masked key's term is 0 · log(TINY) = 0, so 0 log 0 = 0
     np.log(terms, out=terms)
     terms *= p  # p log p, in the one array
-    return _row_mean(-terms.sum(axis=-1, dtype=np.float64), live_rows(p) if live is None else live)
+    return _row_mean(-terms.sum(axis=-1, dtype=np.float64), p, live)
 
 
 def mean_distance(p, relative: bool = False, live=None) -> np.ndarray:
@@ -50,14 +52,14 @@ def mean_distance(p, relative: bool = False, live=None) -> np.ndarray:
     if relative:
         i, j = i / max(n_q - 1, 1), j / max(n_k - 1, 1)
     gap = np.abs(i[:, None] - j[None, :]).astype(np.float32)  # [q, k]
-    return _row_mean((p * gap).sum(axis=-1, dtype=np.float64), live_rows(p) if live is None else live)
+    return _row_mean((p * gap).sum(axis=-1, dtype=np.float64), p, live)
 
 
 def special_weight(p, special, live=None) -> np.ndarray:
     """Mean over rows of the weight on special keys (<s>, </s>, <pad>, [CLS], [SEP]); `special` is bool [k]."""
     p = np.asarray(p, dtype=np.float32)
     on_special = p[..., np.flatnonzero(special)].sum(axis=-1, dtype=np.float64)  # only those columns are read
-    return _row_mean(on_special, live_rows(p) if live is None else live)
+    return _row_mean(on_special, p, live)
 
 
 def previous_token(p, live=None) -> np.ndarray:
@@ -67,7 +69,7 @@ def previous_token(p, live=None) -> np.ndarray:
         return np.full(p.shape[:-2], np.nan)
     n = min(p.shape[-2] - 1, p.shape[-1] - 1)
     rows = np.arange(1, n + 1)
-    return _row_mean(p[..., rows, rows - 1], (live_rows(p) if live is None else live)[..., 1:n + 1])
+    return _row_mean(p[..., rows, rows - 1], p[..., 1:n + 1, :], None if live is None else live[..., 1:n + 1])
 
 
 def table(patterns, special, cross: bool = False, frame=None) -> dict[str, np.ndarray]:
